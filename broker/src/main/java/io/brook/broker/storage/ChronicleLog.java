@@ -1,0 +1,441 @@
+package io.brook.broker.storage;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.zip.CRC32C;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.core.time.TimeProvider;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.chronicle.queue.TailerDirection;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+
+/**
+ * A partition log stored in one Chronicle Queue: one Chronicle document per batch.
+ *
+ * <p>Offsets and Chronicle indexes. A Chronicle index is {@code (cycle, sequence)}; sequences are
+ * contiguous within a cycle, but indexes are not across cycles, and a batch holds many offsets. So
+ * each batch header carries its base offset, and the log keeps one entry per cycle (the base offset
+ * of its first batch). To find offset X: the cycle whose first offset is the greatest at or below X,
+ * then a binary search over that cycle's sequences by base offset. Sequential readers skip the
+ * search through a small cache of "next offset → next index" hints. Recovery reads the first batch of
+ * every cycle and the last batch of the queue: O(cycles), independent of the data size.
+ */
+public final class ChronicleLog implements PartitionLog {
+  private static final int HINTS = 16;
+
+  private final SingleChronicleQueue queue;
+  private final RollCycle rollCycle;
+  private final ExcerptAppender appender;
+  private final ReentrantLock appendLock = new ReentrantLock();
+  private final ByteWriter scratch = new ByteWriter(64 * 1024);
+  private final CRC32C appendCrc = new CRC32C();
+  private final ConcurrentLinkedQueue<Reader> readers = new ConcurrentLinkedQueue<>();
+  private final boolean verifyChecksums;
+  /** First offset of each cycle → the cycle and what its first batch says. */
+  private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
+  private final long[] hintOffsets = new long[HINTS];
+  private final long[] hintIndexes = new long[HINTS];
+  private int nextHint;
+
+  private volatile long endOffset;
+  private volatile long runningMaxTimestamp = Long.MIN_VALUE;
+  private volatile long endLogPosition;
+  private volatile int lastCycle = Integer.MIN_VALUE;
+  private volatile boolean closed;
+
+  /** One cycle of the queue: a segment. */
+  private record Segment(int cycle, long firstOffset, long firstRunningMax, long firstLogPosition) {}
+
+  /** A pooled tailer with its copy buffer: tailers are not thread-safe, so each read borrows one. */
+  private static final class Reader {
+    final ExcerptTailer tailer;
+    final ByteReader in = new ByteReader();
+    final CRC32C crc = new CRC32C();
+    byte[] buf = new byte[64 * 1024];
+
+    Reader(ExcerptTailer tailer) {
+      this.tailer = tailer;
+    }
+  }
+
+  private ChronicleLog(SingleChronicleQueue queue, boolean verifyChecksums) {
+    this.queue = queue;
+    this.rollCycle = queue.rollCycle();
+    this.verifyChecksums = verifyChecksums;
+    this.appender = queue.createAppender();
+    this.appender.singleThreadedCheckDisabled(true);
+    java.util.Arrays.fill(hintOffsets, -1);
+  }
+
+  /** Opens (creating if needed) the log in {@code dir}, clearing stale locks and recovering bounds. */
+  public static ChronicleLog open(Path dir, LogOptions options) {
+    ChronicleLocks.clearStale(dir);
+    TimeProvider time = options.clock()::millis;
+    SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir)
+        .rollCycle(options.roll().rollCycle())
+        .timeProvider(time)
+        .build();
+    ChronicleLog log = new ChronicleLog(queue, options.verifyChecksums());
+    try {
+      log.recover();
+    } catch (RuntimeException e) {
+      log.close();
+      throw e;
+    }
+    return log;
+  }
+
+  private void recover() {
+    Reader r = borrow();
+    try {
+      long lastIndex = queue.lastIndex();
+      if (lastIndex < 0) {
+        return; // empty: offsets start at 0
+      }
+      for (int cycle = queue.firstCycle(); cycle >= 0 && cycle <= queue.lastCycle(); ) {
+        BatchHeader first = headerAt(r, rollCycle.toIndex(cycle, 0));
+        if (first != null) {
+          segments.put(first.baseOffset(),
+              new Segment(cycle, first.baseOffset(), first.runningMaxTimestamp(), first.logPosition()));
+          lastCycle = cycle;
+        }
+        int next = nextCycle(cycle);
+        if (next <= cycle) {
+          break;
+        }
+        cycle = next;
+      }
+      if (!r.tailer.moveToIndex(lastIndex) || !readInto(r)) {
+        throw new StorageException("cannot read the last batch of " + queue.fileAbsolutePath());
+      }
+      BatchHeader last = BatchCodec.header(r.buf, 0, r.in.limit());
+      if (!BatchCodec.checksumMatches(r.buf, 0, r.in.limit(), r.crc)) {
+        throw new StorageException("the last batch of " + queue.fileAbsolutePath() + " fails its checksum");
+      }
+      runningMaxTimestamp = last.runningMaxTimestamp();
+      endLogPosition = last.endLogPosition();
+      endOffset = last.nextOffset();
+    } finally {
+      release(r);
+    }
+  }
+
+  private int nextCycle(int cycle) {
+    try {
+      return queue.nextCycle(cycle, TailerDirection.FORWARD);
+    } catch (java.text.ParseException e) {
+      throw new StorageException("unreadable cycle file name in " + queue.fileAbsolutePath(), e);
+    }
+  }
+
+  @Override
+  public AppendResult append(AppendBatch batch) {
+    appendLock.lock();
+    try {
+      ensureOpen();
+      long base = endOffset;
+      BatchHeader h = BatchCodec.encode(scratch, batch, base, runningMaxTimestamp, endLogPosition, appendCrc);
+      try (DocumentContext dc = appender.writingDocument()) {
+        try {
+          Bytes<?> out = dc.wire().bytes();
+          out.write(scratch.array(), 0, scratch.position());
+        } catch (RuntimeException e) {
+          dc.rollbackOnClose();
+          throw e;
+        }
+      }
+      int cycle = rollCycle.toCycle(appender.lastIndexAppended());
+      if (cycle != lastCycle) {
+        segments.put(base, new Segment(cycle, base, h.runningMaxTimestamp(), h.logPosition()));
+        lastCycle = cycle;
+      }
+      runningMaxTimestamp = h.runningMaxTimestamp();
+      endLogPosition = h.endLogPosition();
+      endOffset = h.nextOffset(); // volatile write last: publishes the batch to readers
+      return new AppendResult(base, h.recordCount(), h.appendTimeMs(), startOffset());
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  @Override
+  public ReadResult read(long offset, int maxRecords, int maxBytes) {
+    long end = endOffset;
+    long start = startOffset();
+    if (offset < start || offset > end) {
+      throw new OffsetOutOfRangeException(offset, start, end);
+    }
+    if (offset == end || maxRecords <= 0) {
+      return ReadResult.empty(offset);
+    }
+    Reader r = borrow();
+    try {
+      ensureOpen();
+      long hinted = hint(offset);
+      // A hint can point past the end of a cycle or of the data when it was taken: then search.
+      if (hinted < 0 || !r.tailer.moveToIndex(hinted)) {
+        long index = locate(r, offset);
+        if (!r.tailer.moveToIndex(index)) {
+          throw new StorageException("batch for offset " + offset + " not found at index " + Long.toHexString(index));
+        }
+      }
+      List<LogRecord> out = new ArrayList<>(Math.min(maxRecords, 1024));
+      int bytes = 0;
+      long next = offset;
+      boolean atBatchBoundary = false;
+      while (out.size() < maxRecords && next < end && readInto(r)) {
+        atBatchBoundary = false;
+        if (verifyChecksums && !BatchCodec.checksumMatches(r.buf, 0, r.in.limit(), r.crc)) {
+          throw new StorageException("batch at offset " + next + " fails its checksum");
+        }
+        int before = out.size();
+        bytes += BatchCodec.decode(r.buf, 0, r.in.limit(), next, maxRecords - out.size(),
+            out.isEmpty() ? maxBytes : maxBytes - bytes, out, r.in);
+        if (out.size() == before) {
+          break; // the byte limit stopped us
+        }
+        next = out.get(out.size() - 1).offset() + 1;
+        BatchHeader h = BatchCodec.header(r.buf, 0, r.in.limit());
+        if (next < h.nextOffset()) {
+          break; // stopped inside this batch
+        }
+        atBatchBoundary = true;
+      }
+      if (atBatchBoundary) {
+        remember(next, r); // the tailer now stands on the batch that starts at next
+      }
+      return new ReadResult(out, next);
+    } finally {
+      release(r);
+    }
+  }
+
+  /** Copies the next document into the reader's buffer; false when there is none yet. */
+  private boolean readInto(Reader r) {
+    try (DocumentContext dc = r.tailer.readingDocument()) {
+      if (!dc.isPresent()) {
+        return false;
+      }
+      Bytes<?> bytes = dc.wire().bytes();
+      int length = (int) bytes.readRemaining();
+      if (r.buf.length < length) {
+        r.buf = new byte[Math.max(length, r.buf.length * 2)];
+      }
+      bytes.read(r.buf, 0, length);
+      r.in.wrap(r.buf, 0, length);
+      return true;
+    }
+  }
+
+  /** The header of the batch at {@code index}, or null when there is no document there. */
+  private BatchHeader headerAt(Reader r, long index) {
+    if (!r.tailer.moveToIndex(index)) {
+      return null;
+    }
+    try (DocumentContext dc = r.tailer.readingDocument()) {
+      if (!dc.isPresent()) {
+        return null;
+      }
+      Bytes<?> bytes = dc.wire().bytes();
+      int length = (int) bytes.readRemaining();
+      int n = Math.min(length, BatchCodec.HEADER_SIZE);
+      bytes.read(r.buf, 0, n);
+      return BatchCodec.header(r.buf, 0, length);
+    }
+  }
+
+  /** The index of the batch holding {@code offset} (which is below the end offset). */
+  private long locate(Reader r, long offset) {
+    Map.Entry<Long, Segment> entry = segments.floorEntry(offset);
+    if (entry == null) {
+      throw new OffsetOutOfRangeException(offset, startOffset(), endOffset);
+    }
+    Segment s = entry.getValue();
+    Map.Entry<Long, Segment> following = segments.higherEntry(entry.getKey());
+    long offsetsInCycle = (following == null ? endOffset : following.getKey()) - s.firstOffset();
+    // Sequence of the last batch at or below offset: batches hold >= 1 record, so at most offsetsInCycle.
+    long lo = 0;
+    long hi = Math.min(offsetsInCycle - 1, offset - s.firstOffset());
+    while (lo < hi) {
+      long mid = (lo + hi + 1) >>> 1;
+      BatchHeader h = headerAt(r, rollCycle.toIndex(s.cycle(), mid));
+      if (h == null || h.baseOffset() > offset) {
+        hi = mid - 1;
+      } else {
+        lo = mid;
+      }
+    }
+    return rollCycle.toIndex(s.cycle(), lo);
+  }
+
+  private synchronized long hint(long offset) {
+    for (int i = 0; i < HINTS; i++) {
+      if (hintOffsets[i] == offset) {
+        return hintIndexes[i];
+      }
+    }
+    return -1;
+  }
+
+  /** After a read that ended on a batch boundary, remember where the next batch is. */
+  private void remember(long nextOffset, Reader r) {
+    long index = r.tailer.index();
+    if (index < 0) {
+      return;
+    }
+    synchronized (this) {
+      for (int i = 0; i < HINTS; i++) {
+        if (hintOffsets[i] == nextOffset) {
+          return;
+        }
+      }
+      hintOffsets[nextHint] = nextOffset;
+      hintIndexes[nextHint] = index;
+      nextHint = (nextHint + 1) % HINTS;
+    }
+  }
+
+  @Override
+  public long startOffset() {
+    Map.Entry<Long, Segment> first = segments.firstEntry();
+    if (first != null) {
+      return first.getKey();
+    }
+    long end = endOffset;
+    first = segments.firstEntry(); // a first append may have landed between the two reads
+    return first == null ? end : first.getKey();
+  }
+
+  @Override
+  public long endOffset() {
+    return endOffset;
+  }
+
+  @Override
+  public long offsetForTimestamp(long timestampMs) {
+    long end = endOffset;
+    if (end == startOffset() || runningMaxTimestamp < timestampMs) {
+      return end;
+    }
+    Reader r = borrow();
+    try {
+      ensureOpen();
+      // The last segment whose first batch's running max is below the target holds the answer, or
+      // the answer is the first batch of the segment after it.
+      Segment chosen = null;
+      for (Segment s : segments.values()) {
+        if (s.firstRunningMax() >= timestampMs) {
+          break;
+        }
+        chosen = s;
+      }
+      long index;
+      if (chosen == null) {
+        index = rollCycle.toIndex(segments.firstEntry().getValue().cycle(), 0);
+      } else {
+        index = firstBatchReaching(r, chosen, timestampMs);
+      }
+      if (!r.tailer.moveToIndex(index) || !readInto(r)) {
+        return end;
+      }
+      long found = BatchCodec.firstOffsetAtOrAfter(r.buf, 0, r.in.limit(), timestampMs, r.in);
+      return found < 0 ? end : found;
+    } finally {
+      release(r);
+    }
+  }
+
+  /** Binary search in a segment for the first batch whose running max reaches the target. */
+  private long firstBatchReaching(Reader r, Segment s, long timestampMs) {
+    Map.Entry<Long, Segment> following = segments.higherEntry(s.firstOffset());
+    long lo = 0;
+    long hi = (following == null ? endOffset : following.getKey()) - s.firstOffset(); // one past the max seq
+    while (lo < hi) {
+      long mid = (lo + hi) >>> 1;
+      BatchHeader h = headerAt(r, rollCycle.toIndex(s.cycle(), mid));
+      if (h == null || h.runningMaxTimestamp() >= timestampMs) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    BatchHeader h = headerAt(r, rollCycle.toIndex(s.cycle(), lo));
+    if (h == null && following != null) {
+      return rollCycle.toIndex(following.getValue().cycle(), 0);
+    }
+    return rollCycle.toIndex(s.cycle(), lo);
+  }
+
+  @Override
+  public long sizeBytes() {
+    Map.Entry<Long, Segment> first = segments.firstEntry();
+    return first == null ? 0 : endLogPosition - first.getValue().firstLogPosition();
+  }
+
+  @Override
+  public int segmentCount() {
+    return segments.size();
+  }
+
+  @Override
+  public void flush() {
+    appendLock.lock();
+    try {
+      ensureOpen();
+      appender.sync();
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  private Reader borrow() {
+    Reader r = readers.poll();
+    if (r == null) {
+      ExcerptTailer tailer = queue.createTailer();
+      tailer.singleThreadedCheckDisabled(true);
+      r = new Reader(tailer);
+    }
+    return r;
+  }
+
+  private void release(Reader r) {
+    if (closed) {
+      r.tailer.close();
+    } else {
+      readers.offer(r);
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new StorageException("the partition log " + queue.fileAbsolutePath() + " is closed");
+    }
+  }
+
+  @Override
+  public void close() {
+    appendLock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      for (Reader r; (r = readers.poll()) != null; ) {
+        r.tailer.close();
+      }
+      appender.close();
+      queue.close();
+    } finally {
+      appendLock.unlock();
+    }
+  }
+}

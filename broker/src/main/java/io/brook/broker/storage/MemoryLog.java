@@ -1,0 +1,131 @@
+package io.brook.broker.storage;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * A partition log in memory, for fast tests of the layers above. It stores batches in the same
+ * encoded form as {@link ChronicleLog} and groups them into segments by the same clock and roll.
+ */
+public final class MemoryLog implements PartitionLog {
+  private final LogOptions options;
+  private final List<byte[]> batches = new ArrayList<>();
+  private final List<BatchHeader> headers = new ArrayList<>();
+  private final List<Long> cycles = new ArrayList<>();
+  private final ByteWriter scratch = new ByteWriter(4096);
+  private final CRC32C crc = new CRC32C();
+  private final ByteReader in = new ByteReader();
+  private long endOffset;
+  private long runningMax = Long.MIN_VALUE;
+  private long endLogPosition;
+  private boolean closed;
+
+  public MemoryLog(LogOptions options) {
+    this.options = options;
+  }
+
+  @Override
+  public synchronized AppendResult append(AppendBatch batch) {
+    ensureOpen();
+    BatchHeader h = BatchCodec.encode(scratch, batch, endOffset, runningMax, endLogPosition, crc);
+    batches.add(java.util.Arrays.copyOf(scratch.array(), scratch.position()));
+    headers.add(h);
+    cycles.add(options.clock().millis() / options.roll().lengthMillis());
+    runningMax = h.runningMaxTimestamp();
+    endLogPosition = h.endLogPosition();
+    endOffset = h.nextOffset();
+    return new AppendResult(h.baseOffset(), h.recordCount(), h.appendTimeMs(), startOffset());
+  }
+
+  @Override
+  public synchronized ReadResult read(long offset, int maxRecords, int maxBytes) {
+    ensureOpen();
+    long start = startOffset();
+    if (offset < start || offset > endOffset) {
+      throw new OffsetOutOfRangeException(offset, start, endOffset);
+    }
+    List<LogRecord> out = new ArrayList<>();
+    int bytes = 0;
+    long next = offset;
+    for (int i = batchHolding(offset); i >= 0 && i < batches.size() && out.size() < maxRecords; i++) {
+      byte[] b = batches.get(i);
+      int before = out.size();
+      bytes += BatchCodec.decode(b, 0, b.length, next, maxRecords - out.size(),
+          out.isEmpty() ? maxBytes : maxBytes - bytes, out, in);
+      if (out.size() == before) {
+        break;
+      }
+      next = out.get(out.size() - 1).offset() + 1;
+      if (next < headers.get(i).nextOffset()) {
+        break;
+      }
+    }
+    return new ReadResult(out, next);
+  }
+
+  /** Index of the batch holding offset, or -1 at the end. */
+  private int batchHolding(long offset) {
+    int lo = 0;
+    int hi = headers.size() - 1;
+    int found = -1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      if (headers.get(mid).baseOffset() <= offset) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found >= 0 && offset < headers.get(found).nextOffset() ? found : -1;
+  }
+
+  @Override
+  public synchronized long startOffset() {
+    return headers.isEmpty() ? endOffset : headers.get(0).baseOffset();
+  }
+
+  @Override
+  public synchronized long endOffset() {
+    return endOffset;
+  }
+
+  @Override
+  public synchronized long offsetForTimestamp(long timestampMs) {
+    for (int i = 0; i < headers.size(); i++) {
+      if (headers.get(i).runningMaxTimestamp() >= timestampMs) {
+        byte[] b = batches.get(i);
+        long found = BatchCodec.firstOffsetAtOrAfter(b, 0, b.length, timestampMs, in);
+        return found < 0 ? endOffset : found;
+      }
+    }
+    return endOffset;
+  }
+
+  @Override
+  public synchronized long sizeBytes() {
+    return headers.isEmpty() ? 0 : endLogPosition - headers.get(0).logPosition();
+  }
+
+  @Override
+  public synchronized int segmentCount() {
+    return (int) cycles.stream().distinct().count();
+  }
+
+  @Override
+  public void flush() {
+    // Nothing to force: memory is as durable as it gets.
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new StorageException("the in-memory partition log is closed");
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+  }
+}

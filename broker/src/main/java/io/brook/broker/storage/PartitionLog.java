@@ -1,0 +1,46 @@
+package io.brook.broker.storage;
+
+/**
+ * One partition's log: an append-only sequence of records with contiguous offsets from 0 that
+ * survive restarts and never renumber. The only way the layers above touch storage.
+ *
+ * <p>Appends are serialized by the log (one writer at a time). Reads and the offset queries may run
+ * from any thread, concurrently with appends; they see every batch whose append has returned.
+ */
+public interface PartitionLog extends AutoCloseable {
+
+  /** Appends a batch atomically; its records get contiguous offsets starting at the end offset. */
+  AppendResult append(AppendBatch batch);
+
+  /**
+   * Reads from {@code offset} at most {@code maxRecords} records and about {@code maxBytes} bytes of
+   * payload, but at least one record when there is one.
+   *
+   * @throws OffsetOutOfRangeException when offset is below the start or above the end offset
+   */
+  ReadResult read(long offset, int maxRecords, int maxBytes);
+
+  /** The log-start offset: the oldest offset still held. */
+  long startOffset();
+
+  /** The end offset: the offset the next appended record will get. */
+  long endOffset();
+
+  /**
+   * The offset of the first record whose timestamp is at or after {@code timestampMs}, or the end
+   * offset when there is none. Producer timestamps need not be monotonic.
+   */
+  long offsetForTimestamp(long timestampMs);
+
+  /** Bytes of batches written and still held (not the sparse file lengths). */
+  long sizeBytes();
+
+  /** Number of segments (roll cycles) held. */
+  int segmentCount();
+
+  /** Forces everything appended so far to the device. */
+  void flush();
+
+  @Override
+  void close();
+}

@@ -1,0 +1,32 @@
+package io.brook.broker.storage;
+
+import java.nio.file.Path;
+import java.util.List;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+
+/**
+ * Run in a child JVM: appends {@code n} batches through ChronicleLog, then starts another document
+ * and halts the JVM while holding Chronicle's write lock, as a kill -9 during an append would.
+ */
+public final class HaltMidAppend {
+  public static void main(String[] args) {
+    Path dir = Path.of(args[0]);
+    int batches = Integer.parseInt(args[1]);
+    try (ChronicleLog log = ChronicleLog.open(dir, LogOptions.defaults())) {
+      for (int i = 0; i < batches; i++) {
+        log.append(AppendBatch.of(List.of(LogRecord.of(null, ("v" + i).getBytes(), -1, List.of())),
+            System.currentTimeMillis()));
+      }
+    }
+    SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir).rollCycle(SegmentRoll.HOUR.rollCycle()).build();
+    ExcerptAppender appender = queue.createAppender();
+    DocumentContext dc = appender.writingDocument();
+    dc.wire().bytes().write(new byte[] {1, 2, 3, 4, 5});
+    System.out.println("holding the write lock");
+    System.out.flush();
+    Runtime.getRuntime().halt(0);
+  }
+}

@@ -1,0 +1,256 @@
+package io.brook.broker.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** What every PartitionLog must do, run against the Chronicle and the in-memory implementation. */
+class PartitionLogContractTest {
+  static final long T0 = 1_763_800_000_000L;
+
+  @TempDir Path dir;
+  final ManualClock clock = new ManualClock(T0);
+  final List<PartitionLog> opened = new ArrayList<>();
+
+  static Stream<String> implementations() {
+    return Stream.of("chronicle", "memory");
+  }
+
+  PartitionLog open(String impl) {
+    LogOptions options = new LogOptions(SegmentRoll.ONE_SECOND, clock, true);
+    Function<LogOptions, PartitionLog> factory = impl.equals("chronicle")
+        ? o -> ChronicleLog.open(dir.resolve("p0"), o)
+        : MemoryLog::new;
+    PartitionLog log = factory.apply(options);
+    opened.add(log);
+    return log;
+  }
+
+  @AfterEach
+  void closeAll() {
+    opened.forEach(PartitionLog::close);
+  }
+
+  static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static LogRecord rec(String key, String value, long ts) {
+    return LogRecord.of(key == null ? null : bytes(key), bytes(value), ts, List.of());
+  }
+
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void emptyLogStartsAtZero(String impl) {
+    PartitionLog log = open(impl);
+    assertThat(log.startOffset()).isZero();
+    assertThat(log.endOffset()).isZero();
+    assertThat(log.sizeBytes()).isZero();
+    assertThat(log.read(0, 10, 1000).records()).isEmpty();
+    assertThat(log.offsetForTimestamp(0)).isZero();
+  }
+
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void roundTripsKeysValuesHeadersAndTimestamps(String impl) {
+    PartitionLog log = open(impl);
+    List<RecordHeader> headers = List.of(RecordHeader.of("h", bytes("1")), RecordHeader.of("h", bytes("2")),
+        RecordHeader.of("\u00e9t\u00e9", new byte[0]));
+    AppendResult first = log.append(AppendBatch.of(List.of(
+        LogRecord.of(null, bytes("no key"), T0 - 5000, List.of()),
+        LogRecord.of(new byte[0], bytes("empty key"), -1, headers),
+        LogRecord.of(bytes("k"), new byte[0], T0 + 7, List.of())), T0));
+    assertThat(first.baseOffset()).isZero();
+    assertThat(first.recordCount()).isEqualTo(3);
+    AppendResult second = log.append(AppendBatch.of(List.of(rec("k2", "v", 1)), T0 + 1));
+    assertThat(second.baseOffset()).isEqualTo(3);
+
+    List<LogRecord> all = log.read(0, 100, 1 << 20).records();
+    assertThat(all).extracting(LogRecord::offset).containsExactly(0L, 1L, 2L, 3L);
+    assertThat(all.get(0).key()).isNull();
+    assertThat(all.get(0).timestamp()).isEqualTo(T0 - 5000);
+    assertThat(all.get(1).key()).isEmpty();
+    assertThat(all.get(1).timestamp()).as("absent timestamp is the append time").isEqualTo(T0);
+    assertThat(all.get(1).headers()).extracting(RecordHeader::name).containsExactly("h", "h", "\u00e9t\u00e9");
+    assertThat(all.get(1).headers().get(1).value()).isEqualTo(bytes("2"));
+    assertThat(all.get(2).value()).isEmpty();
+    assertThat(all.get(2).timestamp()).isEqualTo(T0 + 7);
+    assertThat(new String(all.get(3).value(), StandardCharsets.UTF_8)).isEqualTo("v");
+    assertThat(log.endOffset()).isEqualTo(4);
+  }
+
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void readsFromInsideABatchAndHonoursLimits(String impl) {
+    PartitionLog log = open(impl);
+    for (int b = 0; b < 10; b++) {
+      List<LogRecord> batch = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        batch.add(rec(null, "value-" + (b * 10 + i), T0));
+      }
+      log.append(AppendBatch.of(batch, T0));
+    }
+    ReadResult mid = log.read(37, 5, 1 << 20);
+    assertThat(mid.records()).extracting(LogRecord::offset).containsExactly(37L, 38L, 39L, 40L, 41L);
+    assertThat(mid.nextOffset()).isEqualTo(42);
+    assertThat(new String(mid.records().get(0).value(), StandardCharsets.UTF_8)).isEqualTo("value-37");
+
+    ReadResult byBytes = log.read(0, 1000, 20); // each value is 7 or 8 bytes
+    assertThat(byBytes.records()).hasSize(2);
+    ReadResult oneEvenIfLarger = log.read(5, 1000, 1);
+    assertThat(oneEvenIfLarger.records()).hasSize(1);
+    assertThat(oneEvenIfLarger.nextOffset()).isEqualTo(6);
+
+    ReadResult rest = log.read(90, 1000, 1 << 20);
+    assertThat(rest.records()).hasSize(10);
+    assertThat(rest.nextOffset()).isEqualTo(100);
+    assertThat(log.read(100, 10, 100).records()).isEmpty();
+  }
+
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void outOfRangeOffsetsNameTheValidRange(String impl) {
+    PartitionLog log = open(impl);
+    log.append(AppendBatch.of(List.of(rec(null, "a", T0), rec(null, "b", T0)), T0));
+    assertThatThrownBy(() -> log.read(3, 10, 100))
+        .isInstanceOf(OffsetOutOfRangeException.class)
+        .hasMessageContaining("offset 3")
+        .hasMessageContaining("0 to 2");
+    assertThatThrownBy(() -> log.read(-1, 10, 100)).isInstanceOf(OffsetOutOfRangeException.class);
+  }
+
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void offsetsStayContiguousAcrossManySegments(String impl) {
+    PartitionLog log = open(impl);
+    Random random = new Random(7);
+    long expected = 0;
+    for (int b = 0; b < 200; b++) {
+      int n = 1 + random.nextInt(20);
+      List<LogRecord> batch = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        batch.add(rec("k" + (expected + i), "v" + (expected + i), T0));
+      }
+      assertThat(log.append(AppendBatch.of(batch, clock.millis())).baseOffset()).isEqualTo(expected);
+      expected += n;
+      if (b % 10 == 9) {
+        clock.advance(1000); // next segment
+      }
+    }
+    assertThat(log.segmentCount()).isEqualTo(20);
+    assertThat(log.endOffset()).isEqualTo(expected);
+    // Every offset can be read directly, and a full scan sees each once in order.
+    for (long o = 0; o < expected; o += 1 + random.nextInt(7)) {
+      LogRecord r = log.read(o, 1, 1 << 20).records().get(0);
+      assertThat(r.offset()).isEqualTo(o);
+      assertThat(new String(r.value(), StandardCharsets.UTF_8)).isEqualTo("v" + o);
+    }
+    long next = 0;
+    while (next < expected) {
+      ReadResult rr = log.read(next, 33, 1 << 20);
+      for (LogRecord r : rr.records()) {
+        assertThat(r.offset()).isEqualTo(next++);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void offsetForTimestampMatchesABruteForceScanWithUnorderedTimestamps(String impl) {
+    PartitionLog log = open(impl);
+    Random random = new Random(11);
+    List<Long> timestamps = new ArrayList<>();
+    for (int b = 0; b < 120; b++) {
+      List<LogRecord> batch = new ArrayList<>();
+      for (int i = 0; i < 1 + random.nextInt(5); i++) {
+        long ts = T0 + b * 100L + random.nextInt(1000) - 500; // producer clocks disagree
+        timestamps.add(ts);
+        batch.add(rec(null, "x", ts));
+      }
+      log.append(AppendBatch.of(batch, clock.millis()));
+      if (b % 15 == 14) {
+        clock.advance(1000);
+      }
+    }
+    for (long target = T0 - 700; target < T0 + 13_000; target += 37) {
+      long expected = timestamps.size();
+      for (int o = 0; o < timestamps.size(); o++) {
+        if (timestamps.get(o) >= target) {
+          expected = o;
+          break;
+        }
+      }
+      assertThat(log.offsetForTimestamp(target)).as("target %d", target).isEqualTo(expected);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void logAppendTimeStampsEveryRecord(String impl) {
+    PartitionLog log = open(impl);
+    log.append(new AppendBatch(List.of(rec(null, "a", 5), rec(null, "b", 6)), T0 + 42, true, ProducerStamp.NONE));
+    assertThat(log.read(0, 10, 1000).records()).extracting(LogRecord::timestamp).containsExactly(T0 + 42, T0 + 42);
+    assertThat(log.offsetForTimestamp(T0 + 42)).isZero();
+    assertThat(log.offsetForTimestamp(T0 + 43)).isEqualTo(2);
+  }
+
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void sizeCountsBytesWrittenNotFileLengths(String impl) {
+    PartitionLog log = open(impl);
+    log.append(AppendBatch.of(List.of(rec(null, "x".repeat(1000), T0)), T0));
+    long one = log.sizeBytes();
+    assertThat(one).isBetween(1000L, 1200L);
+    log.append(AppendBatch.of(List.of(rec(null, "x".repeat(1000), T0)), T0));
+    assertThat(log.sizeBytes()).isEqualTo(2 * one);
+  }
+
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void readersRunConcurrentlyWithTheWriter(String impl) throws Exception {
+    PartitionLog log = open(impl);
+    int total = 20_000;
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread reader = new Thread(() -> {
+      try {
+        long next = 0;
+        while (next < total) {
+          for (LogRecord r : log.read(next, 500, 1 << 20).records()) {
+            if (r.offset() != next || !new String(r.value(), StandardCharsets.UTF_8).equals("v" + next)) {
+              throw new AssertionError("expected offset " + next + " got " + r.offset());
+            }
+            next++;
+          }
+        }
+      } catch (Throwable t) {
+        failure.set(t);
+      }
+    });
+    reader.start();
+    for (int i = 0; i < total; i += 10) {
+      List<LogRecord> batch = new ArrayList<>();
+      for (int j = i; j < i + 10; j++) {
+        batch.add(rec(null, "v" + j, T0));
+      }
+      log.append(AppendBatch.of(batch, clock.millis()));
+      if (i % 5000 == 0) {
+        clock.advance(1000);
+      }
+    }
+    reader.join(30_000);
+    assertThat(reader.isAlive()).isFalse();
+    assertThat(failure.get()).isNull();
+  }
+}

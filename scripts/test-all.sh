@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Brook's whole test run: what `make test` and CI (.ci/run) execute.
+# Steps, in order, each timed (wall clock):
+#   1. install-tools   scripts/install-tools.sh (buf, grpcurl; cached)
+#   2. check-contract  scripts/check-contract.sh (buf lint + breaking) - needs 1
+#   3. maven           ./mvnw -B verify (all Maven tests; Surefire output shown as is)
+#   4. readme-smoke    scripts/readme-smoke.sh, only if it exists and is
+#                      executable - needs 1 and 3 (skipped if either failed)
+# A failed step does not hide the others' results: later independent steps
+# still run, and a summary table of step durations plus a budget line is
+# printed at the end in every case (EXIT trap). Exits non-zero if any step
+# failed.
+#
+# Environment:
+#   BROOK_TEST_BUDGET_S=2400  time budget shown in the summary (over it: a warning)
+#   BROOK_SKIP_MAVEN=1        DEVELOPER CONVENIENCE ONLY: skip step 3 (e.g. to
+#                             check the tooling while another build runs).
+#                             Refused when CI=true.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+BUDGET_S="${BROOK_TEST_BUDGET_S:-2400}"
+SKIP_MAVEN="${BROOK_SKIP_MAVEN:-0}"
+if [ "$SKIP_MAVEN" = 1 ] && [ "${CI:-}" = true ]; then
+  echo "test-all: ERROR: BROOK_SKIP_MAVEN=1 is a developer convenience and not allowed in CI" >&2
+  exit 2
+fi
+
+STEP_NAMES=()
+STEP_STATUS=()   # ok | FAILED (rc N) | skipped (why)
+STEP_SECS=()
+declare -A RESULT=()
+TOTAL_START=$SECONDS
+MAVEN_LOG="$(mktemp)"
+
+record() { # name status secs
+  STEP_NAMES+=("$1"); STEP_STATUS+=("$2"); STEP_SECS+=("$3"); RESULT[$1]="$2"
+}
+
+run_step() { # name label command...
+  local name=$1 label=$2 start=$SECONDS rc=0
+  shift 2
+  echo
+  echo "==> test-all: [$name] $label"
+  "$@" || rc=$?
+  local secs=$((SECONDS - start))
+  if [ "$rc" -eq 0 ]; then
+    record "$name" ok "$secs"
+  else
+    record "$name" "FAILED (rc $rc)" "$secs"
+  fi
+  echo "<== test-all: [$name] ${RESULT[$name]} in $secs s"
+}
+
+skip_step() { # name why
+  echo
+  echo "==> test-all: [$1] skipped: $2"
+  record "$1" "skipped ($2)" 0
+}
+
+# Sums the Surefire/Failsafe per-module "Results:" totals of the Maven log.
+maven_test_counts() {
+  sed -e 's/\x1b\[[0-9;]*m//g' -e 's/\r$//' "$MAVEN_LOG" |
+    grep -E '^\[(INFO|WARNING|ERROR)\] Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+$' |
+    awk -F'[:,] *' '{ run += $2; fail += $4; err += $6; skip += $8; n++ }
+      END { if (n) printf "%d %d %d\n", run - fail - err - skip, fail + err, skip }'
+}
+
+summary() {
+  local rc=$? total=$((SECONDS - TOTAL_START)) failed=0 i
+  trap - EXIT
+  echo
+  echo "==================== test-all summary ===================="
+  printf '%-16s %8s  %s\n' STEP SECONDS STATUS
+  for i in "${!STEP_NAMES[@]}"; do
+    printf '%-16s %8s  %s\n' "${STEP_NAMES[$i]}" "${STEP_SECS[$i]}" "${STEP_STATUS[$i]}"
+    case "${STEP_STATUS[$i]}" in FAILED*) failed=1 ;; esac
+  done
+  if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+    echo "test-all: the script itself stopped with rc $rc (interrupted or internal error)"
+    failed=1
+  fi
+  echo "=========================================================="
+  echo "make test: total $total s of a $BUDGET_S s budget"
+  if [ "$total" -gt "$BUDGET_S" ]; then
+    echo "test-all: WARNING: over the time budget by $((total - BUDGET_S)) s"
+  fi
+  if [ "$failed" -ne 0 ]; then
+    echo "test-all: FAILED"
+  else
+    echo "test-all: all steps passed"
+  fi
+  local counts
+  counts="$(maven_test_counts || true)"
+  rm -f "$MAVEN_LOG"
+  if [ -n "$counts" ]; then
+    read -r p f s <<<"$counts"
+    echo "maven: $p passed, $f failed, $s skipped"
+  fi
+  exit "$failed"
+}
+trap summary EXIT
+
+# 1. tools
+run_step install-tools scripts/install-tools.sh bash scripts/install-tools.sh
+
+# 2. contract
+if [ "${RESULT[install-tools]}" = ok ]; then
+  run_step check-contract scripts/check-contract.sh bash scripts/check-contract.sh
+else
+  skip_step check-contract "install-tools failed"
+fi
+
+# 3. Maven (output shown live and kept for the test counts)
+if [ "$SKIP_MAVEN" = 1 ]; then
+  skip_step maven "BROOK_SKIP_MAVEN=1"
+else
+  maven_verify() { ./mvnw -B verify 2>&1 | tee "$MAVEN_LOG"; }
+  run_step maven "./mvnw -B verify" maven_verify
+fi
+
+# 4. README smoke test (written separately; optional until it exists)
+if [ ! -x scripts/readme-smoke.sh ]; then
+  skip_step readme-smoke "scripts/readme-smoke.sh not present"
+elif [ "${RESULT[install-tools]}" != ok ]; then
+  skip_step readme-smoke "install-tools failed"
+elif [[ "${RESULT[maven]}" == FAILED* ]]; then
+  skip_step readme-smoke "maven failed"
+else
+  run_step readme-smoke scripts/readme-smoke.sh scripts/readme-smoke.sh
+fi

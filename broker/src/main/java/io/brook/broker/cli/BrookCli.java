@@ -1,5 +1,36 @@
 package io.brook.broker.cli;
 
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code brook} command. Exit codes: 0 done, 1 the broker refused the request (the message says
+ * why), 2 bad usage, 3 the broker could not be reached.
+ */
+@Command(name = "brook", mixinStandardHelpOptions = true, versionProvider = BrookCli.Version.class,
+    description = "Brook: a single-node message broker with Kafka's data model over gRPC.",
+    subcommands = {BrokerCommand.class, TopicCommand.class, ProduceCommand.class, ConsumeCommand.class,
+        CommandLine.HelpCommand.class})
 public final class BrookCli {
-  public static void main(String[] args) {}
+  public static final int EXIT_REFUSED = 1;
+  public static final int EXIT_USAGE = 2;
+  public static final int EXIT_UNREACHABLE = 3;
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  static int run(String... args) {
+    CommandLine cli = new CommandLine(new BrookCli());
+    cli.setExecutionExceptionHandler(new ClientErrors());
+    return cli.execute(args);
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = BrookCli.class.getPackage().getImplementationVersion();
+      return new String[] {"brook " + (v == null ? "dev" : v)};
+    }
+  }
 }

@@ -3,6 +3,7 @@ package io.brook.broker.storage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import net.openhft.chronicle.queue.impl.TableStore;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.queue.impl.single.TableStoreWriteLock;
 import net.openhft.chronicle.queue.impl.table.Metadata;
 import net.openhft.chronicle.queue.impl.table.SingleTableBuilder;
@@ -27,6 +28,8 @@ final class ChronicleLocks {
     if (!Files.exists(metadata)) {
       return;
     }
+    // The metadata file names its types by alias (SCQMeta); a fresh JVM knows them only after this.
+    SingleChronicleQueueBuilder.addAliases();
     try (TableStore<Metadata.NoMeta> store =
         SingleTableBuilder.binary(metadata.toFile(), Metadata.NoMeta.INSTANCE).readOnly(false).build()) {
       try (TableStoreWriteLock write = new TableStoreWriteLock(store, Pauser::balanced, 0L);

@@ -1,0 +1,15 @@
+package io.brook.broker.api;
+
+import java.time.InstantSource;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * What the gRPC services need besides the topics: limits from the config, the clock, and where
+ * woken reads run.
+ *
+ * @param readExecutor bounded pool for long polls and tail streams woken by appends
+ * @param timer fires long-poll timeouts
+ */
+public record ApiSettings(int maxBatchRecords, int produceStreamMaxInflight, long fetchMaxWaitMs,
+    InstantSource clock, Executor readExecutor, ScheduledExecutorService timer) {}

@@ -1,0 +1,80 @@
+package io.brook.broker.api;
+
+import com.google.protobuf.Any;
+import com.google.rpc.ErrorInfo;
+import io.brook.broker.errors.BrokerError;
+import io.brook.broker.errors.BrokerException;
+import io.brook.protocol.v1.ErrorCode;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.protobuf.StatusProto;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Maps broker errors to the wire: a gRPC status with a google.rpc.ErrorInfo (reason = the ErrorCode
+ * name without its prefix, domain brook.v1) for whole requests, an ErrorCode per partition inside
+ * answers. Unexpected exceptions become INTERNAL and are logged with their stack trace; expected
+ * ones are not logged here at all (they are the caller's mistakes, answered with a message).
+ */
+final class Errors {
+  private static final Logger log = LoggerFactory.getLogger(Errors.class);
+  static final String DOMAIN = "brook.v1";
+
+  private Errors() {}
+
+  static ErrorCode code(BrokerError e) {
+    return switch (e) {
+      case UNKNOWN_TOPIC -> ErrorCode.ERROR_CODE_UNKNOWN_TOPIC;
+      case UNKNOWN_PARTITION -> ErrorCode.ERROR_CODE_UNKNOWN_PARTITION;
+      case OFFSET_OUT_OF_RANGE -> ErrorCode.ERROR_CODE_OFFSET_OUT_OF_RANGE;
+      case RECORD_TOO_LARGE -> ErrorCode.ERROR_CODE_RECORD_TOO_LARGE;
+      case BATCH_TOO_LARGE -> ErrorCode.ERROR_CODE_BATCH_TOO_LARGE;
+      case INVALID_RECORD -> ErrorCode.ERROR_CODE_INVALID_RECORD;
+      case NOT_ENOUGH_DISK -> ErrorCode.ERROR_CODE_NOT_ENOUGH_DISK;
+      case STORAGE_ERROR -> ErrorCode.ERROR_CODE_STORAGE_ERROR;
+      case INVALID_REQUEST -> ErrorCode.ERROR_CODE_INVALID_REQUEST;
+      case TOPIC_EXISTS -> ErrorCode.ERROR_CODE_TOPIC_ALREADY_EXISTS;
+    };
+  }
+
+  static Status.Code status(BrokerError e) {
+    return switch (e) {
+      case UNKNOWN_TOPIC, UNKNOWN_PARTITION -> Status.Code.NOT_FOUND;
+      case TOPIC_EXISTS -> Status.Code.ALREADY_EXISTS;
+      case OFFSET_OUT_OF_RANGE -> Status.Code.OUT_OF_RANGE;
+      case RECORD_TOO_LARGE, BATCH_TOO_LARGE, INVALID_RECORD, INVALID_REQUEST -> Status.Code.INVALID_ARGUMENT;
+      case NOT_ENOUGH_DISK -> Status.Code.RESOURCE_EXHAUSTED;
+      case STORAGE_ERROR -> Status.Code.INTERNAL;
+    };
+  }
+
+  static String reason(BrokerError e) {
+    return code(e).name().substring("ERROR_CODE_".length());
+  }
+
+  static StatusRuntimeException toStatus(BrokerError error, String message) {
+    com.google.rpc.Status status = com.google.rpc.Status.newBuilder()
+        .setCode(status(error).value())
+        .setMessage(message)
+        .addDetails(Any.pack(ErrorInfo.newBuilder().setReason(reason(error)).setDomain(DOMAIN).build()))
+        .build();
+    return StatusProto.toStatusRuntimeException(status);
+  }
+
+  static StatusRuntimeException invalid(String message) {
+    return toStatus(BrokerError.INVALID_REQUEST, message);
+  }
+
+  /** Any throwable from a handler, as the status to answer with. */
+  static StatusRuntimeException toStatus(Throwable t) {
+    if (t instanceof BrokerException b) {
+      return toStatus(b.error(), b.getMessage());
+    }
+    if (t instanceof StatusRuntimeException s) {
+      return s;
+    }
+    log.warn("Unexpected failure while serving a request", t);
+    return Status.INTERNAL.withDescription("internal error: " + t).asRuntimeException();
+  }
+}

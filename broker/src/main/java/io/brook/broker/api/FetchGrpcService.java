@@ -1,0 +1,153 @@
+package io.brook.broker.api;
+
+import io.brook.broker.errors.BrokerException;
+import io.brook.broker.storage.LogRecord;
+import io.brook.broker.storage.ReadResult;
+import io.brook.broker.topics.Partition;
+import io.brook.broker.topics.TopicManager;
+import io.brook.protocol.v1.FetchPartition;
+import io.brook.protocol.v1.FetchRequest;
+import io.brook.protocol.v1.FetchResponse;
+import io.brook.protocol.v1.FetchServiceGrpc;
+import io.brook.protocol.v1.ListOffsetsRequest;
+import io.brook.protocol.v1.ListOffsetsResponse;
+import io.brook.protocol.v1.OffsetAnswer;
+import io.brook.protocol.v1.OffsetQuery;
+import io.brook.protocol.v1.PartitionRecords;
+import io.brook.protocol.v1.TailRequest;
+import io.brook.protocol.v1.TailResponse;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.List;
+
+/** brook.v1.FetchService: reads by offset, long polls, tails. */
+public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBase {
+  private final TopicManager topics;
+  private final ApiSettings settings;
+
+  public FetchGrpcService(TopicManager topics, ApiSettings settings) {
+    this.topics = topics;
+    this.settings = settings;
+  }
+
+  @Override
+  public void fetch(FetchRequest request, StreamObserver<FetchResponse> out) {
+    ServerCallStreamObserver<FetchResponse> call = (ServerCallStreamObserver<FetchResponse>) out;
+    FetchResponse first;
+    int maxRecords;
+    int maxBytes;
+    try {
+      if (request.getPartitionsCount() == 0) {
+        throw Errors.invalid("a fetch needs at least one partition");
+      }
+      if (request.getMaxWaitMs() < 0) {
+        throw Errors.invalid("max_wait_ms must be >= 0, got " + request.getMaxWaitMs());
+      }
+      maxRecords = FetchLimits.maxRecords(request.getMaxRecords());
+      maxBytes = FetchLimits.maxBytes(request.getMaxBytes());
+      first = read(request, maxRecords, maxBytes);
+    } catch (RuntimeException e) {
+      call.onError(Errors.toStatus(e));
+      return;
+    }
+    long waitMs = Math.min(request.getMaxWaitMs(), settings.fetchMaxWaitMs());
+    if (waitMs == 0 || hasRecordsOrErrors(first)) {
+      call.onNext(first);
+      call.onCompleted();
+      return;
+    }
+    List<Partition> waitOn = new ArrayList<>();
+    List<Long> offsets = new ArrayList<>();
+    for (FetchPartition fp : request.getPartitionsList()) {
+      waitOn.add(topics.get(fp.getTopic()).partition(fp.getPartition()));
+      offsets.add(fp.getOffset());
+    }
+    LongPoll poll = new LongPoll(() -> {
+      if (call.isCancelled()) {
+        return;
+      }
+      try {
+        call.onNext(read(request, maxRecords, maxBytes));
+        call.onCompleted();
+      } catch (RuntimeException e) {
+        call.onError(Errors.toStatus(e));
+      }
+    }, settings);
+    call.setOnCancelHandler(poll::cancel);
+    poll.start(waitOn, offsets, waitMs);
+  }
+
+  private static boolean hasRecordsOrErrors(FetchResponse r) {
+    for (PartitionRecords p : r.getPartitionsList()) {
+      if (p.getRecordsCount() > 0 || p.getErrorCodeValue() != 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Reads every requested partition once, sharing the record and byte budget in request order. */
+  private FetchResponse read(FetchRequest request, int maxRecords, int maxBytes) {
+    FetchResponse.Builder response = FetchResponse.newBuilder();
+    int records = 0;
+    int bytes = 0;
+    for (FetchPartition fp : request.getPartitionsList()) {
+      PartitionRecords.Builder pr = PartitionRecords.newBuilder()
+          .setTopic(fp.getTopic()).setPartition(fp.getPartition()).setNextOffset(fp.getOffset());
+      try {
+        Partition p = topics.get(fp.getTopic()).partition(fp.getPartition());
+        pr.setLogStartOffset(p.startOffset()).setEndOffset(p.endOffset());
+        if (records < maxRecords && (bytes < maxBytes || records == 0)) {
+          ReadResult rr = p.read(fp.getOffset(), maxRecords - records, records == 0 ? maxBytes : maxBytes - bytes);
+          for (LogRecord r : rr.records()) {
+            pr.addRecords(RecordMapper.toWire(r));
+            bytes += r.payloadSize();
+          }
+          records += rr.records().size();
+          pr.setNextOffset(rr.nextOffset()).setEndOffset(Math.max(p.endOffset(), rr.nextOffset()));
+        }
+      } catch (BrokerException e) {
+        pr.setErrorCode(Errors.code(e.error())).setErrorMessage(e.getMessage());
+      }
+      response.addPartitions(pr);
+    }
+    return response.build();
+  }
+
+  @Override
+  public void tail(TailRequest request, StreamObserver<TailResponse> out) {
+    ServerCallStreamObserver<TailResponse> call = (ServerCallStreamObserver<TailResponse>) out;
+    TailSession session;
+    try {
+      session = TailSession.open(topics, request, call, settings);
+    } catch (RuntimeException e) {
+      call.onError(Errors.toStatus(e));
+      return;
+    }
+    session.start();
+  }
+
+  @Override
+  public void listOffsets(ListOffsetsRequest request, StreamObserver<ListOffsetsResponse> out) {
+    if (request.getQueriesCount() == 0) {
+      out.onError(Errors.invalid("list offsets needs at least one query"));
+      return;
+    }
+    ListOffsetsResponse.Builder response = ListOffsetsResponse.newBuilder();
+    for (OffsetQuery q : request.getQueriesList()) {
+      OffsetAnswer.Builder a = OffsetAnswer.newBuilder().setTopic(q.getTopic()).setPartition(q.getPartition());
+      try {
+        Partition p = topics.get(q.getTopic()).partition(q.getPartition());
+        a.setOffset(Positions.resolve(p, q.hasPosition() ? q.getPosition() : null, p.endOffset()))
+            .setLogStartOffset(p.startOffset())
+            .setEndOffset(p.endOffset());
+      } catch (BrokerException e) {
+        a.setErrorCode(Errors.code(e.error())).setErrorMessage(e.getMessage());
+      }
+      response.addAnswers(a);
+    }
+    out.onNext(response.build());
+    out.onCompleted();
+  }
+}

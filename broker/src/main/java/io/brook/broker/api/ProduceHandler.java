@@ -1,0 +1,126 @@
+package io.brook.broker.api;
+
+import io.brook.broker.errors.BrokerException;
+import io.brook.broker.storage.AppendResult;
+import io.brook.broker.storage.LogRecord;
+import io.brook.broker.topics.Partition;
+import io.brook.broker.topics.Topic;
+import io.brook.broker.topics.TopicManager;
+import io.brook.protocol.Partitioner;
+import io.brook.protocol.v1.Durability;
+import io.brook.protocol.v1.ProduceBatch;
+import io.brook.protocol.v1.ProduceRequest;
+import io.brook.protocol.v1.ProduceResponse;
+import io.brook.protocol.v1.ProduceResult;
+import io.brook.protocol.v1.Record;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Appends the batches of one produce request and builds its answer; shared by the unary call and
+ * the stream. A bad batch fails alone (its result carries the error); a bad request fails whole.
+ */
+final class ProduceHandler {
+  private final TopicManager topics;
+  private final ApiSettings settings;
+
+  ProduceHandler(TopicManager topics, ApiSettings settings) {
+    this.topics = topics;
+    this.settings = settings;
+  }
+
+  /** @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT when the request as a whole is malformed */
+  ProduceResponse handle(ProduceRequest request) {
+    if (request.getBatchesCount() == 0) {
+      throw Errors.invalid("a produce request needs at least one batch");
+    }
+    if (request.getDurability() == Durability.UNRECOGNIZED) {
+      throw Errors.invalid("unknown durability " + request.getDurabilityValue());
+    }
+    ProduceResponse.Builder response = ProduceResponse.newBuilder();
+    Set<Partition> written = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    long now = settings.clock().millis();
+    for (int i = 0; i < request.getBatchesCount(); i++) {
+      ProduceBatch batch = request.getBatches(i);
+      try {
+        appendBatch(i, batch, now, response, written);
+      } catch (BrokerException e) {
+        response.addResults(ProduceResult.newBuilder()
+            .setBatchIndex(i)
+            .setTopic(batch.getTopic())
+            .setPartition(batch.hasPartition() ? batch.getPartition() : -1)
+            .setErrorCode(Errors.code(e.error()))
+            .setErrorMessage(e.getMessage()));
+      }
+    }
+    if (request.getDurability() == Durability.DURABILITY_SYNCED) {
+      // One force per partition written, before answering. Group commit across requests: next step.
+      for (Partition p : written) {
+        p.flush();
+      }
+    }
+    return response.build();
+  }
+
+  private void appendBatch(int index, ProduceBatch batch, long now, ProduceResponse.Builder response,
+      Set<Partition> written) {
+    Topic topic = topics.get(batch.getTopic());
+    List<LogRecord> records = RecordMapper.toLog(batch.getRecordsList());
+    topic.checkRecords(records, settings.maxBatchRecords(), topic.name());
+    if (batch.hasPartition()) {
+      Partition p = topic.partition(batch.getPartition());
+      AppendResult r = p.append(records, now, settings.maxBatchRecords());
+      written.add(p);
+      response.addResults(result(index, p, r));
+      return;
+    }
+    // The broker partitions: keyed records by murmur2 like Kafka, keyless ones all to one partition.
+    int partitions = topic.partitionCount();
+    int keyless = -1;
+    Map<Integer, List<Integer>> indexesByPartition = new LinkedHashMap<>();
+    for (int i = 0; i < batch.getRecordsCount(); i++) {
+      Record r = batch.getRecords(i);
+      int p;
+      if (r.hasKey()) {
+        p = Partitioner.partitionForKey(r.getKey().toByteArray(), partitions);
+      } else {
+        if (keyless < 0) {
+          keyless = topic.nextKeylessPartition();
+        }
+        p = keyless;
+      }
+      indexesByPartition.computeIfAbsent(p, k -> new ArrayList<>()).add(i);
+    }
+    for (Map.Entry<Integer, List<Integer>> e : indexesByPartition.entrySet()) {
+      Partition p = topic.partition(e.getKey());
+      List<LogRecord> part = new ArrayList<>(e.getValue().size());
+      for (int i : e.getValue()) {
+        part.add(records.get(i));
+      }
+      try {
+        AppendResult r = p.append(part, now, settings.maxBatchRecords());
+        written.add(p);
+        response.addResults(result(index, p, r).addAllRecordIndexes(e.getValue()));
+      } catch (BrokerException ex) {
+        response.addResults(ProduceResult.newBuilder().setBatchIndex(index).setTopic(topic.name())
+            .setPartition(p.index()).setErrorCode(Errors.code(ex.error())).setErrorMessage(ex.getMessage())
+            .addAllRecordIndexes(e.getValue()));
+      }
+    }
+  }
+
+  private static ProduceResult.Builder result(int index, Partition p, AppendResult r) {
+    return ProduceResult.newBuilder()
+        .setBatchIndex(index)
+        .setTopic(p.topic().name())
+        .setPartition(p.index())
+        .setBaseOffset(r.baseOffset())
+        .setRecordCount(r.recordCount())
+        .setAppendTimeMs(r.appendTimeMs())
+        .setLogStartOffset(r.logStartOffset());
+  }
+}

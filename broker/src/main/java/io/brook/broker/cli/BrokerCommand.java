@@ -1,0 +1,61 @@
+package io.brook.broker.cli;
+
+import io.brook.broker.config.BrokerConfig;
+import io.brook.broker.config.BrokerKeys;
+import io.brook.broker.config.ConfigException;
+import io.brook.broker.server.Broker;
+import io.brook.broker.storage.StorageException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code brook broker}: runs the broker in the foreground until SIGTERM or Ctrl-C. */
+@Command(name = "broker", mixinStandardHelpOptions = true,
+    description = "Run the broker. Settings: defaults < --config file < BROOK_* environment < flags.")
+final class BrokerCommand implements Callable<Integer> {
+  @Option(names = "--config", paramLabel = "FILE", description = "A properties file of broker settings "
+      + "(default: $BROOK_CONFIG if set).")
+  Path configFile;
+
+  @Option(names = "--data-dir", paramLabel = "DIR", description = "Data directory (data.dir, default ./data).")
+  String dataDir;
+
+  @Option(names = "--grpc-listen", paramLabel = "HOST:PORT",
+      description = "gRPC listen address (grpc.listen, default localhost:7070).")
+  String grpcListen;
+
+  @Option(names = {"-s", "--set"}, paramLabel = "KEY=VALUE", description = "Any broker setting, e.g. --set "
+      + "default.partitions=3. Repeatable.")
+  Map<String, String> settings = new LinkedHashMap<>();
+
+  @Override
+  public Integer call() throws Exception {
+    Map<String, String> flags = new LinkedHashMap<>(settings);
+    if (dataDir != null) {
+      flags.put(BrokerKeys.DATA_DIR.name(), dataDir);
+    }
+    if (grpcListen != null) {
+      flags.put(BrokerKeys.GRPC_LISTEN.name(), grpcListen);
+    }
+    Path file = configFile;
+    if (file == null && System.getenv("BROOK_CONFIG") != null) {
+      file = Path.of(System.getenv("BROOK_CONFIG"));
+    }
+    Broker broker;
+    try {
+      broker = Broker.start(BrokerConfig.resolve(file, System.getenv(), flags));
+    } catch (ConfigException e) {
+      System.err.println("brook broker: " + e.getMessage());
+      return BrookCli.EXIT_USAGE;
+    } catch (StorageException e) {
+      System.err.println("brook broker: " + e.getMessage());
+      return BrookCli.EXIT_REFUSED;
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "brook-shutdown"));
+    broker.awaitTermination();
+    return 0;
+  }
+}

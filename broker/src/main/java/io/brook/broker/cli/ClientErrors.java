@@ -1,0 +1,52 @@
+package io.brook.broker.cli;
+
+import com.google.rpc.ErrorInfo;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.protobuf.StatusProto;
+import picocli.CommandLine;
+
+/** Turns a failed call into one line on stderr and an exit code; no stack traces for expected errors. */
+final class ClientErrors implements CommandLine.IExecutionExceptionHandler {
+  @Override
+  public int handleExecutionException(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+    Throwable t = e;
+    while (!(t instanceof StatusRuntimeException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    if (t instanceof StatusRuntimeException s) {
+      return report(cmd, s);
+    }
+    if (e instanceof CliException c) {
+      cmd.getErr().println("brook: " + c.getMessage());
+      return c.exitCode();
+    }
+    cmd.getErr().println("brook: " + e);
+    return BrookCli.EXIT_REFUSED;
+  }
+
+  static int report(CommandLine cmd, StatusRuntimeException s) {
+    Status status = s.getStatus();
+    if (status.getCode() == Status.Code.UNAVAILABLE || status.getCode() == Status.Code.DEADLINE_EXCEEDED) {
+      cmd.getErr().println("brook: cannot reach the broker at " + BrokerOption.current()
+          + " (" + status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription())
+          + "). Is it running? Start one with 'make run', or pass --broker host:port / set BROOK_BROKER.");
+      return BrookCli.EXIT_UNREACHABLE;
+    }
+    String reason = "";
+    com.google.rpc.Status details = StatusProto.fromThrowable(s);
+    if (details != null) {
+      for (com.google.protobuf.Any any : details.getDetailsList()) {
+        if (any.is(ErrorInfo.class)) {
+          try {
+            reason = any.unpack(ErrorInfo.class).getReason();
+          } catch (com.google.protobuf.InvalidProtocolBufferException ignored) {
+            // keep the code
+          }
+        }
+      }
+    }
+    cmd.getErr().println("brook: " + status.getDescription() + " (" + (reason.isEmpty() ? status.getCode() : reason) + ")");
+    return BrookCli.EXIT_REFUSED;
+  }
+}

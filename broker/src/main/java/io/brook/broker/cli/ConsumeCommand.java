@@ -1,0 +1,238 @@
+package io.brook.broker.cli;
+
+import io.brook.protocol.v1.AdminServiceGrpc;
+import io.brook.protocol.v1.Boundary;
+import io.brook.protocol.v1.DescribeTopicRequest;
+import io.brook.protocol.v1.FetchPartition;
+import io.brook.protocol.v1.FetchRequest;
+import io.brook.protocol.v1.FetchResponse;
+import io.brook.protocol.v1.FetchServiceGrpc;
+import io.brook.protocol.v1.ListOffsetsRequest;
+import io.brook.protocol.v1.OffsetAnswer;
+import io.brook.protocol.v1.OffsetQuery;
+import io.brook.protocol.v1.PartitionRecords;
+import io.brook.protocol.v1.Position;
+import io.brook.protocol.v1.Record;
+import io.brook.protocol.v1.TailPartition;
+import io.brook.protocol.v1.TailRequest;
+import io.brook.protocol.v1.TailResponse;
+import io.grpc.Context;
+import io.grpc.ManagedChannel;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code brook consume TOPIC}: prints records. Without --follow it reads every partition up to the
+ * end offsets seen at start and exits; with --follow it tails until --max records or Ctrl-C.
+ */
+@Command(name = "consume", mixinStandardHelpOptions = true, description = "Print records of a topic, one per line.")
+final class ConsumeCommand implements Callable<Integer> {
+  @Mixin BrokerOption broker;
+  @Parameters(index = "0", paramLabel = "TOPIC") String topic;
+  @Option(names = "--from", paramLabel = "earliest|latest|OFFSET",
+      description = "Where to start in each partition (default: earliest; with --follow: latest).")
+  String from;
+  @Option(names = "--from-time", paramLabel = "ISO-8601",
+      description = "Start at the first record at or after this time, e.g. 2026-11-22T10:00:00Z or 2026-11-22.")
+  String fromTime;
+  @Option(names = {"-p", "--partition"}, description = "Only this partition.")
+  Integer partition;
+  @Option(names = {"-n", "--max"}, description = "Stop after this many records.")
+  Long max;
+  @Option(names = {"-f", "--follow"}, description = "Keep waiting for new records.")
+  boolean follow;
+  @Option(names = "--format", description = "Output template (default %v): %v value, %k key, %o offset, "
+      + "%p partition, %t timestamp ms, %T ISO time, %h headers, %% percent, \\t tab.", defaultValue = "%v")
+  String format;
+
+  private long printed;
+
+  @Override
+  public Integer call() throws Exception {
+    if (from != null && fromTime != null) {
+      throw new CliException("give --from or --from-time, not both", BrookCli.EXIT_USAGE);
+    }
+    if (max != null && max < 0) {
+      throw new CliException("--max must be >= 0", BrookCli.EXIT_USAGE);
+    }
+    RecordFormat recordFormat = new RecordFormat(format);
+    Position start = startPosition();
+    ManagedChannel channel = BrokerOption.channel();
+    OutputStream out = new BufferedOutputStream(System.out, 1 << 16);
+    try {
+      int partitions = AdminServiceGrpc.newBlockingStub(channel)
+          .describeTopic(DescribeTopicRequest.newBuilder().setName(topic).build()).getTopic().getPartitionsCount();
+      List<Integer> chosen = new ArrayList<>();
+      if (partition != null) {
+        if (partition < 0 || partition >= partitions) {
+          throw new CliException("topic " + topic + " has no partition " + partition + " (it has " + partitions + ")",
+              BrookCli.EXIT_USAGE);
+        }
+        chosen.add(partition);
+      } else {
+        for (int p = 0; p < partitions; p++) {
+          chosen.add(p);
+        }
+      }
+      if (max == null || max > 0) {
+        if (follow) {
+          tail(channel, chosen, start, recordFormat, out);
+        } else {
+          readToEnd(channel, chosen, start, recordFormat, out);
+        }
+      }
+      out.flush();
+      return 0;
+    } finally {
+      out.flush();
+      BrokerOption.close(channel);
+    }
+  }
+
+  private Position startPosition() {
+    if (fromTime != null) {
+      return Position.newBuilder().setTimestampMs(parseTime(fromTime).toEpochMilli()).build();
+    }
+    String f = from == null ? (follow ? "latest" : "earliest") : from;
+    return switch (f) {
+      case "earliest" -> Position.newBuilder().setBoundary(Boundary.BOUNDARY_EARLIEST).build();
+      case "latest" -> Position.newBuilder().setBoundary(Boundary.BOUNDARY_LATEST).build();
+      default -> {
+        try {
+          yield Position.newBuilder().setOffset(Long.parseLong(f)).build();
+        } catch (NumberFormatException e) {
+          throw new CliException("--from must be earliest, latest or an offset, got '" + f + "'", BrookCli.EXIT_USAGE);
+        }
+      }
+    };
+  }
+
+  static Instant parseTime(String text) {
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeParseException e1) {
+      try {
+        return OffsetDateTime.parse(text).toInstant();
+      } catch (DateTimeParseException e2) {
+        try {
+          return LocalDateTime.parse(text).toInstant(ZoneOffset.UTC);
+        } catch (DateTimeParseException e3) {
+          try {
+            return LocalDate.parse(text).atStartOfDay().toInstant(ZoneOffset.UTC);
+          } catch (DateTimeParseException e4) {
+            throw new CliException("--from-time: cannot read '" + text
+                + "' as ISO-8601 (e.g. 2026-11-22T10:00:00Z, 2026-11-22T10:00:00+01:00, 2026-11-22)", BrookCli.EXIT_USAGE);
+          }
+        }
+      }
+    }
+  }
+
+  /** Fetches each partition from its start up to the end offset it had when we began. */
+  private void readToEnd(ManagedChannel channel, List<Integer> partitions, Position start, RecordFormat f,
+      OutputStream out) throws IOException {
+    ListOffsetsRequest.Builder starts = ListOffsetsRequest.newBuilder();
+    ListOffsetsRequest.Builder ends = ListOffsetsRequest.newBuilder();
+    for (int p : partitions) {
+      starts.addQueries(OffsetQuery.newBuilder().setTopic(topic).setPartition(p).setPosition(start));
+      ends.addQueries(OffsetQuery.newBuilder().setTopic(topic).setPartition(p)
+          .setPosition(Position.newBuilder().setBoundary(Boundary.BOUNDARY_LATEST)));
+    }
+    FetchServiceGrpc.FetchServiceBlockingStub fetch = FetchServiceGrpc.newBlockingStub(channel);
+    List<OffsetAnswer> startAnswers = fetch.listOffsets(starts.build()).getAnswersList();
+    List<OffsetAnswer> endAnswers = fetch.listOffsets(ends.build()).getAnswersList();
+    long[] next = new long[partitions.size()];
+    long[] end = new long[partitions.size()];
+    for (int i = 0; i < partitions.size(); i++) {
+      checkAnswer(startAnswers.get(i));
+      checkAnswer(endAnswers.get(i));
+      next[i] = startAnswers.get(i).getOffset();
+      end[i] = endAnswers.get(i).getOffset();
+    }
+    while (true) {
+      FetchRequest.Builder request = FetchRequest.newBuilder();
+      List<Integer> asked = new ArrayList<>();
+      for (int i = 0; i < partitions.size(); i++) {
+        if (next[i] < end[i]) {
+          request.addPartitions(FetchPartition.newBuilder().setTopic(topic).setPartition(partitions.get(i))
+              .setOffset(next[i]));
+          asked.add(i);
+        }
+      }
+      if (asked.isEmpty()) {
+        return;
+      }
+      if (max != null) {
+        request.setMaxRecords((int) Math.min(10_000, max - printed));
+      }
+      FetchResponse response = fetch.fetch(request.build());
+      for (int j = 0; j < asked.size(); j++) {
+        int i = asked.get(j);
+        PartitionRecords pr = response.getPartitions(j);
+        if (pr.getErrorCodeValue() != 0) {
+          throw new CliException(pr.getErrorMessage() + " (" + pr.getErrorCode() + ")", BrookCli.EXIT_REFUSED);
+        }
+        for (Record r : pr.getRecordsList()) {
+          if (r.getOffset() >= end[i]) {
+            break;
+          }
+          f.write(pr.getPartition(), r, out);
+          if (max != null && ++printed >= max) {
+            return;
+          }
+        }
+        next[i] = pr.getNextOffset();
+      }
+    }
+  }
+
+  private static void checkAnswer(OffsetAnswer a) {
+    if (a.getErrorCodeValue() != 0) {
+      throw new CliException(a.getErrorMessage() + " (" + a.getErrorCode() + ")", BrookCli.EXIT_REFUSED);
+    }
+  }
+
+  private void tail(ManagedChannel channel, List<Integer> partitions, Position start, RecordFormat f,
+      OutputStream out) throws IOException {
+    TailRequest.Builder request = TailRequest.newBuilder();
+    for (int p : partitions) {
+      request.addPartitions(TailPartition.newBuilder().setTopic(topic).setPartition(p).setStart(start));
+    }
+    Context.CancellableContext context = Context.current().withCancellation();
+    try {
+      Context previous = context.attach();
+      try {
+        Iterator<TailResponse> stream = FetchServiceGrpc.newBlockingStub(channel).tail(request.build());
+        while (stream.hasNext()) {
+          PartitionRecords pr = stream.next().getRecords();
+          for (Record r : pr.getRecordsList()) {
+            f.write(pr.getPartition(), r, out);
+            if (max != null && ++printed >= max) {
+              return;
+            }
+          }
+          out.flush();
+        }
+      } finally {
+        context.detach(previous);
+      }
+    } finally {
+      context.cancel(null);
+    }
+  }
+}

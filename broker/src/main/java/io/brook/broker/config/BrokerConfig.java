@@ -1,0 +1,127 @@
+package io.brook.broker.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The broker's effective configuration, resolved once at start from, in rising precedence: the
+ * defaults, a properties file, {@code BROOK_…} environment variables, and command-line flags.
+ * Unknown keys and bad values are refused, naming the key and where it came from.
+ */
+public final class BrokerConfig {
+  /** BROOK_ variables that are not broker settings: the CLI's and the scripts' own. */
+  static final Set<String> NOT_SETTINGS = Set.of("BROOK_BROKER", "BROOK_CONFIG", "BROOK_JAVA", "BROOK_JAVA_OPTS",
+      "BROOK_HOME", "BROOK_TOOLS_DIR", "BROOK_SKIP_MAVEN", "BROOK_TEST_BUDGET_S");
+
+  private final Map<String, Object> values;
+  private final Map<String, String> sources;
+
+  private BrokerConfig(Map<String, Object> values, Map<String, String> sources) {
+    this.values = values;
+    this.sources = sources;
+  }
+
+  /**
+   * @param file a properties file, or null for none
+   * @param env the environment (System.getenv() outside tests)
+   * @param flags settings given on the command line, by key name
+   */
+  public static BrokerConfig resolve(Path file, Map<String, String> env, Map<String, String> flags) {
+    Map<String, ConfigKey<?>> byName = new LinkedHashMap<>();
+    Map<String, ConfigKey<?>> byEnv = new LinkedHashMap<>();
+    for (ConfigKey<?> k : BrokerKeys.ALL) {
+      byName.put(k.name(), k);
+      byEnv.put(k.envName(), k);
+    }
+    Map<String, String> text = new LinkedHashMap<>();
+    Map<String, String> sources = new LinkedHashMap<>();
+    for (ConfigKey<?> k : BrokerKeys.ALL) {
+      text.put(k.name(), k.defaultText());
+      sources.put(k.name(), "default");
+    }
+    if (file != null) {
+      Properties p = new Properties();
+      try (Reader r = Files.newBufferedReader(file)) {
+        p.load(r);
+      } catch (IOException e) {
+        throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+      }
+      for (String name : new TreeMap<>(p).keySet().stream().map(Object::toString).collect(Collectors.toList())) {
+        if (!byName.containsKey(name)) {
+          throw new ConfigException("unknown key '" + name + "' in config file " + file + suggestion(name, byName));
+        }
+        text.put(name, p.getProperty(name));
+        sources.put(name, "file " + file);
+      }
+    }
+    for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
+      String var = e.getKey();
+      if (!var.startsWith("BROOK_") || NOT_SETTINGS.contains(var)) {
+        continue;
+      }
+      ConfigKey<?> k = byEnv.get(var);
+      if (k == null) {
+        throw new ConfigException("unknown environment variable " + var + ": BROOK_ variables set broker keys, "
+            + "and no key is called that" + suggestion(var, byEnv));
+      }
+      text.put(k.name(), e.getValue());
+      sources.put(k.name(), "env " + var);
+    }
+    for (Map.Entry<String, String> e : flags.entrySet()) {
+      if (!byName.containsKey(e.getKey())) {
+        throw new ConfigException("unknown key '" + e.getKey() + "' on the command line" + suggestion(e.getKey(), byName));
+      }
+      text.put(e.getKey(), e.getValue());
+      sources.put(e.getKey(), "flag");
+    }
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (ConfigKey<?> k : BrokerKeys.ALL) {
+      values.put(k.name(), k.parse(text.get(k.name()), sources.get(k.name())));
+    }
+    return new BrokerConfig(values, sources);
+  }
+
+  public static BrokerConfig defaults() {
+    return resolve(null, Map.of(), Map.of());
+  }
+
+  private static String suggestion(String wrong, Map<String, ConfigKey<?>> known) {
+    String w = wrong.toLowerCase().replace('_', '.');
+    return known.values().stream()
+        .filter(k -> w.contains(k.name()) || k.name().contains(w.replace("brook.", "")))
+        .findFirst()
+        .map(k -> " (did you mean " + k.name() + "?)")
+        .orElse(" (known keys: " + String.join(", ", BrokerKeys.ALL.stream().map(ConfigKey::name).toList()) + ")");
+  }
+
+  @SuppressWarnings("unchecked")
+  public <T> T get(ConfigKey<T> key) {
+    return (T) values.get(key.name());
+  }
+
+  /** One line per key: name = value (source); secrets masked. For the start-up log. */
+  public String describe() {
+    StringBuilder sb = new StringBuilder();
+    for (ConfigKey<?> k : BrokerKeys.ALL) {
+      Object v = values.get(k.name());
+      sb.append("  ").append(k.name()).append(" = ").append(k.secret() ? "****" : render(v))
+          .append("  (").append(sources.get(k.name())).append(")\n");
+    }
+    return sb.toString();
+  }
+
+  private static String render(Object v) {
+    if (v instanceof java.net.InetSocketAddress a) {
+      return a.getHostString() + ":" + a.getPort();
+    }
+    return String.valueOf(v);
+  }
+}

@@ -1,0 +1,49 @@
+package io.brook.broker.config;
+
+import io.brook.broker.storage.SegmentRoll;
+import io.brook.broker.topics.TopicConfig;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+
+/** Every broker setting, with its default. Later features add keys here and nowhere else. */
+public final class BrokerKeys {
+  private BrokerKeys() {}
+
+  public static final ConfigKey<Path> DATA_DIR = new ConfigKey<>("data.dir", "data", Parsers::path,
+      "Directory holding all topics; locked exclusively while the broker runs.", false);
+  public static final ConfigKey<InetSocketAddress> GRPC_LISTEN = new ConfigKey<>("grpc.listen", "localhost:7070",
+      Parsers::hostPort, "host:port the gRPC server listens on (port 0: any free port).", false);
+  public static final ConfigKey<Integer> GRPC_THREADS = new ConfigKey<>("grpc.threads",
+      String.valueOf(Math.max(4, 2 * Runtime.getRuntime().availableProcessors())), Parsers::positiveInt,
+      "Threads that run gRPC calls (appends run on them; fetches that wait park no thread).", false);
+  public static final ConfigKey<Integer> READ_THREADS = new ConfigKey<>("read.threads",
+      String.valueOf(Math.max(2, Runtime.getRuntime().availableProcessors())), Parsers::positiveInt,
+      "Threads that serve woken long polls and tail streams.", false);
+  public static final ConfigKey<Integer> MAX_REQUEST_BYTES = new ConfigKey<>("max.request.bytes",
+      String.valueOf(8 << 20), Parsers::positiveInt,
+      "Largest gRPC message the broker accepts (a produce request with all its batches).", false);
+  public static final ConfigKey<Integer> MAX_BATCH_RECORDS = new ConfigKey<>("max.batch.records", "100000",
+      Parsers::positiveInt, "Most records one produce batch may hold.", false);
+  public static final ConfigKey<Integer> PRODUCE_STREAM_MAX_INFLIGHT = new ConfigKey<>("produce.stream.max.inflight",
+      "32", Parsers::positiveInt,
+      "Requests a produce stream may have read but not yet answered; the broker reads no more until one is answered.",
+      false);
+  public static final ConfigKey<Long> FETCH_MAX_WAIT_MS = new ConfigKey<>("fetch.max.wait.ms", "30000",
+      s -> Parsers.longAtLeast(s, 0), "Upper bound on a fetch's max_wait_ms (longer waits are cut to this).", false);
+  public static final ConfigKey<Integer> DEFAULT_PARTITIONS = new ConfigKey<>("default.partitions", "1",
+      Parsers::positiveInt, "Partitions of a topic created without a count.", false);
+  public static final ConfigKey<SegmentRoll> DEFAULT_SEGMENT_ROLL = new ConfigKey<>("default.segment.roll", "1h",
+      SegmentRoll::parse, "segment.roll of topics created without one.", false);
+  public static final ConfigKey<Long> DEFAULT_RETENTION_MS = new ConfigKey<>("default.retention.ms",
+      String.valueOf(TopicConfig.DEFAULT_RETENTION_MS), s -> Parsers.longAtLeast(s, -1),
+      "retention.ms of topics created without one (-1: forever).", false);
+  public static final ConfigKey<Long> DEFAULT_RETENTION_BYTES = new ConfigKey<>("default.retention.bytes", "-1",
+      s -> Parsers.longAtLeast(s, -1), "retention.bytes of topics created without one (-1: unlimited).", false);
+  public static final ConfigKey<Integer> DEFAULT_MAX_MESSAGE_BYTES = new ConfigKey<>("default.max.message.bytes",
+      String.valueOf(1 << 20), Parsers::positiveInt, "max.message.bytes of topics created without one.", false);
+
+  public static final List<ConfigKey<?>> ALL = List.of(DATA_DIR, GRPC_LISTEN, GRPC_THREADS, READ_THREADS,
+      MAX_REQUEST_BYTES, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, DEFAULT_PARTITIONS,
+      DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, DEFAULT_MAX_MESSAGE_BYTES);
+}

@@ -1,0 +1,172 @@
+package io.brook.broker.server;
+
+import io.brook.broker.api.AdminGrpcService;
+import io.brook.broker.api.ApiSettings;
+import io.brook.broker.api.FetchGrpcService;
+import io.brook.broker.api.ProduceGrpcService;
+import io.brook.broker.api.ReadinessInterceptor;
+import io.brook.broker.config.BrokerConfig;
+import io.brook.broker.config.BrokerKeys;
+import io.brook.broker.storage.DataDirectoryLock;
+import io.brook.broker.storage.LogFactory;
+import io.brook.broker.topics.Partition;
+import io.brook.broker.topics.Topic;
+import io.brook.broker.topics.TopicConfig;
+import io.brook.broker.topics.TopicManager;
+import io.brook.protocol.v1.AdminServiceGrpc;
+import io.brook.protocol.v1.FetchServiceGrpc;
+import io.brook.protocol.v1.ProduceServiceGrpc;
+import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running broker: it locks the data directory, starts gRPC (health says NOT_SERVING and brook.v1
+ * calls answer UNAVAILABLE), recovers the topics, then reports SERVING.
+ */
+public final class Broker implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Broker.class);
+  private static final List<String> SERVICES = List.of("", ProduceServiceGrpc.SERVICE_NAME,
+      FetchServiceGrpc.SERVICE_NAME, AdminServiceGrpc.SERVICE_NAME);
+
+  private final DataDirectoryLock lock;
+  private final TopicManager topics;
+  private final Server server;
+  private final HealthStatusManager health;
+  private final ExecutorService grpcExecutor;
+  private final ExecutorService readExecutor;
+  private final ScheduledExecutorService timer;
+  private volatile boolean ready;
+
+  private Broker(BrokerConfig config, LogFactory logFactory, InstantSource clock) throws IOException {
+    Path dataDir = config.get(BrokerKeys.DATA_DIR);
+    lock = DataDirectoryLock.acquire(dataDir);
+    try {
+      grpcExecutor = Executors.newFixedThreadPool(config.get(BrokerKeys.GRPC_THREADS), threads("grpc"));
+      readExecutor = Executors.newFixedThreadPool(config.get(BrokerKeys.READ_THREADS), threads("read"));
+      timer = Executors.newSingleThreadScheduledExecutor(threads("timer"));
+      TopicConfig defaults = TopicConfig.defaults(config.get(BrokerKeys.DEFAULT_RETENTION_MS),
+          config.get(BrokerKeys.DEFAULT_RETENTION_BYTES), config.get(BrokerKeys.DEFAULT_SEGMENT_ROLL),
+          config.get(BrokerKeys.DEFAULT_MAX_MESSAGE_BYTES));
+      topics = new TopicManager(dataDir, defaults, logFactory, clock);
+      ApiSettings settings = new ApiSettings(config.get(BrokerKeys.MAX_BATCH_RECORDS),
+          config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), config.get(BrokerKeys.FETCH_MAX_WAIT_MS), clock,
+          readExecutor, timer);
+      health = new HealthStatusManager();
+      SERVICES.forEach(s -> health.setStatus(s, ServingStatus.NOT_SERVING));
+      ReadinessInterceptor gate = new ReadinessInterceptor(() -> ready);
+      InetSocketAddress listen = config.get(BrokerKeys.GRPC_LISTEN);
+      server = NettyServerBuilder.forAddress(new InetSocketAddress(listen.getHostString(), listen.getPort()))
+          .executor(grpcExecutor)
+          .maxInboundMessageSize(config.get(BrokerKeys.MAX_REQUEST_BYTES))
+          // Accept the clients' keepalive pings (grpc-java and grpc-go allow 10 s at the least).
+          .permitKeepAliveTime(5, TimeUnit.SECONDS)
+          .permitKeepAliveWithoutCalls(true)
+          .keepAliveTime(60, TimeUnit.SECONDS)
+          .keepAliveTimeout(20, TimeUnit.SECONDS)
+          .addService(ServerInterceptors.intercept(new ProduceGrpcService(topics, settings), gate))
+          .addService(ServerInterceptors.intercept(new FetchGrpcService(topics, settings), gate))
+          .addService(ServerInterceptors.intercept(new AdminGrpcService(topics), gate))
+          .addService(health.getHealthService())
+          .addService(ProtoReflectionServiceV1.newInstance())
+          .build();
+    } catch (RuntimeException e) {
+      lock.close();
+      throw e;
+    }
+  }
+
+  /** Starts a broker and returns once it is SERVING. */
+  public static Broker start(BrokerConfig config) throws IOException {
+    return start(config, LogFactory.CHRONICLE, InstantSource.system());
+  }
+
+  public static Broker start(BrokerConfig config, LogFactory logFactory, InstantSource clock) throws IOException {
+    log.info("Starting Brook with config:\n{}", config.describe().stripTrailing());
+    Broker broker = new Broker(config, logFactory, clock);
+    try {
+      broker.server.start();
+      long started = System.nanoTime();
+      broker.topics.recover();
+      long recoveryMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+      int partitions = broker.topics.list().stream().mapToInt(Topic::partitionCount).sum();
+      long records = broker.topics.list().stream().flatMap(t -> t.partitions().stream())
+          .mapToLong(p -> p.endOffset() - p.startOffset()).sum();
+      log.info("Recovered {} topics, {} partitions, {} records in {} ms", broker.topics.list().size(), partitions,
+          records, recoveryMs);
+      broker.ready = true;
+      SERVICES.forEach(s -> broker.health.setStatus(s, ServingStatus.SERVING));
+      log.info("Brook ready: gRPC on {}:{}, data in {}", config.get(BrokerKeys.GRPC_LISTEN).getHostString(),
+          broker.port(), config.get(BrokerKeys.DATA_DIR).toAbsolutePath());
+      return broker;
+    } catch (IOException | RuntimeException e) {
+      broker.close();
+      throw e;
+    }
+  }
+
+  public int port() {
+    return server.getPort();
+  }
+
+  public TopicManager topics() {
+    return topics;
+  }
+
+  public void awaitTermination() throws InterruptedException {
+    server.awaitTermination();
+  }
+
+  /** Stops serving, finishes calls in flight for a short grace, closes the queues, unlocks. */
+  @Override
+  public void close() {
+    ready = false;
+    health.enterTerminalState();
+    server.shutdown();
+    try {
+      if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+        server.shutdownNow();
+        server.awaitTermination(2, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      server.shutdownNow();
+    }
+    timer.shutdownNow();
+    readExecutor.shutdownNow();
+    grpcExecutor.shutdownNow();
+    topics.close();
+    lock.close();
+    log.info("Brook stopped");
+  }
+
+  private static ThreadFactory threads(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, "brook-" + prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** For tests and tools: a partition by topic and index. */
+  public Partition partition(String topic, int index) {
+    return topics.get(topic).partition(index);
+  }
+}

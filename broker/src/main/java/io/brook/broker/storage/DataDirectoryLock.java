@@ -1,0 +1,62 @@
+package io.brook.broker.storage;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * An exclusive lock on the data directory, held for the broker's lifetime: a second broker on the
+ * same directory fails at start with a clear message. The OS releases it when the process dies, so
+ * a kill -9 never leaves it stale (unlike Chronicle's own locks, see {@link ChronicleLocks}).
+ */
+public final class DataDirectoryLock implements AutoCloseable {
+  private final FileChannel channel;
+  private final FileLock lock;
+
+  private DataDirectoryLock(FileChannel channel, FileLock lock) {
+    this.channel = channel;
+    this.lock = lock;
+  }
+
+  public static DataDirectoryLock acquire(Path dataDir) {
+    Path file = dataDir.resolve(".lock");
+    try {
+      Files.createDirectories(dataDir);
+      FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+          StandardOpenOption.WRITE);
+      FileLock lock;
+      try {
+        lock = channel.tryLock();
+      } catch (OverlappingFileLockException e) {
+        lock = null;
+      }
+      if (lock == null) {
+        String holder = Files.readString(file).trim();
+        channel.close();
+        throw new StorageException("data directory " + dataDir.toAbsolutePath() + " is in use by another broker"
+            + (holder.isEmpty() ? "" : " (" + holder + ")") + "; stop it or choose another --data-dir");
+      }
+      channel.truncate(0);
+      channel.write(ByteBuffer.wrap(("pid " + ProcessHandle.current().pid()).getBytes(StandardCharsets.UTF_8)), 0);
+      return new DataDirectoryLock(channel, lock);
+    } catch (IOException e) {
+      throw new StorageException("cannot lock data directory " + dataDir.toAbsolutePath() + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      lock.release();
+      channel.close();
+    } catch (IOException e) {
+      // The OS drops the lock with the process anyway.
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package io.brook.broker.topics;
+
+import io.brook.broker.errors.BrokerError;
+import io.brook.broker.errors.BrokerException;
+import io.brook.broker.storage.LogRecord;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** A topic: a name, an id unique to this creation, its config and its partitions. */
+public final class Topic {
+  private final String name;
+  private final UUID id;
+  private final long createdAtMs;
+  private volatile TopicConfig config;
+  private final List<Partition> partitions = new CopyOnWriteArrayList<>();
+  private final AtomicInteger nextKeylessPartition = new AtomicInteger();
+
+  Topic(String name, UUID id, long createdAtMs, TopicConfig config) {
+    this.name = name;
+    this.id = id;
+    this.createdAtMs = createdAtMs;
+    this.config = config;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public UUID id() {
+    return id;
+  }
+
+  public long createdAtMs() {
+    return createdAtMs;
+  }
+
+  public TopicConfig config() {
+    return config;
+  }
+
+  void config(TopicConfig c) {
+    config = c;
+  }
+
+  public List<Partition> partitions() {
+    return List.copyOf(partitions);
+  }
+
+  public int partitionCount() {
+    return partitions.size();
+  }
+
+  public Partition partition(int index) {
+    List<Partition> ps = partitions;
+    if (index < 0 || index >= ps.size()) {
+      throw new BrokerException(BrokerError.UNKNOWN_PARTITION, "topic " + name + " has no partition " + index
+          + " (it has " + ps.size() + (ps.size() == 1 ? " partition: 0)" : " partitions: 0 to " + (ps.size() - 1) + ")"));
+    }
+    return ps.get(index);
+  }
+
+  /**
+   * Checks a batch against the topic's and broker's limits before anything is written, so a batch
+   * the broker spreads over several partitions is refused whole, never half written.
+   */
+  public void checkRecords(List<LogRecord> records, int maxBatchRecords, String where) {
+    if (records.isEmpty()) {
+      throw new BrokerException(BrokerError.INVALID_RECORD, "empty batch for " + where + ": send at least one record");
+    }
+    if (records.size() > maxBatchRecords) {
+      throw new BrokerException(BrokerError.BATCH_TOO_LARGE, "batch for " + where + " has " + records.size()
+          + " records; the broker takes at most " + maxBatchRecords + " (max.batch.records)");
+    }
+    TopicConfig current = config;
+    for (int i = 0; i < records.size(); i++) {
+      LogRecord r = records.get(i);
+      int size = r.payloadSize();
+      if (size > current.maxMessageBytes()) {
+        throw new BrokerException(BrokerError.RECORD_TOO_LARGE, "record " + i + " of the batch for " + where
+            + " is " + size + " bytes; topic " + name + " takes at most " + current.maxMessageBytes()
+            + " (max.message.bytes)");
+      }
+      if (r.timestamp() < -1) {
+        throw new BrokerException(BrokerError.INVALID_RECORD, "record " + i + " of the batch for " + where
+            + " has a negative timestamp " + r.timestamp());
+      }
+    }
+  }
+
+  /** Where the broker puts a batch's keyless records: the next partition, round robin per batch. */
+  public int nextKeylessPartition() {
+    return Math.floorMod(nextKeylessPartition.getAndIncrement(), partitions.size());
+  }
+
+  void addPartition(Partition p) {
+    partitions.add(p);
+  }
+
+  void close() {
+    partitions.forEach(Partition::close);
+  }
+}

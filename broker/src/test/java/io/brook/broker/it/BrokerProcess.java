@@ -1,0 +1,181 @@
+package io.brook.broker.it;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The real broker, started from the shaded jar as {@code brook broker} in its own JVM on 127.0.0.1
+ * with port 0 and a temp data directory. It can be stopped gracefully, killed with SIGKILL, and
+ * started again on the same directory.
+ */
+public final class BrokerProcess implements AutoCloseable {
+  private static final Pattern READY = Pattern.compile("Brook ready: gRPC on [^:]+:(\\d+)");
+  public static final long START_TIMEOUT_S = 60;
+
+  private final Path dataDir;
+  private final Path logFile;
+  private final List<String> extraArgs;
+  private final Map<String, String> env;
+  private Process process;
+  private int port;
+  private ManagedChannel channel;
+  private int starts;
+
+  private BrokerProcess(Path dataDir, List<String> extraArgs, Map<String, String> env) {
+    this.dataDir = dataDir;
+    this.logFile = dataDir.resolveSibling(dataDir.getFileName() + "-broker.log");
+    this.extraArgs = extraArgs;
+    this.env = env;
+  }
+
+  public static BrokerProcess start(Path dataDir, String... extraArgs) throws IOException {
+    return start(dataDir, Map.of(), extraArgs);
+  }
+
+  public static BrokerProcess start(Path dataDir, Map<String, String> env, String... extraArgs) throws IOException {
+    BrokerProcess b = new BrokerProcess(dataDir, Arrays.asList(extraArgs), env);
+    b.launch();
+    b.awaitReady();
+    return b;
+  }
+
+  /** The command that starts the broker, for tests that run it themselves. */
+  public static List<String> command(Path dataDir, List<String> args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String flag : System.getProperty("brook.jvm.flags", "").trim().split("\\s+")) {
+      if (!flag.isEmpty()) {
+        command.add(flag);
+      }
+    }
+    command.addAll(List.of("-Xmx512m", "-jar", jar().toString(), "broker", "--data-dir", dataDir.toString(),
+        "--grpc-listen", "127.0.0.1:0"));
+    command.addAll(args);
+    return command;
+  }
+
+  public static Path jar() {
+    Path jar = Path.of(System.getProperty("brook.jar", "target/brook.jar"));
+    if (!Files.exists(jar)) {
+      throw new IllegalStateException(jar + " is missing: run the ITs through 'mvnw verify' (after package)");
+    }
+    return jar;
+  }
+
+  private void launch() throws IOException {
+    ProcessBuilder pb = new ProcessBuilder(command(dataDir, extraArgs)).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+    pb.environment().keySet().removeIf(k -> k.startsWith("BROOK_"));
+    pb.environment().putAll(env);
+    starts++;
+    Files.writeString(logFile, "=== start " + starts + "\n", java.nio.file.StandardOpenOption.CREATE,
+        java.nio.file.StandardOpenOption.APPEND);
+    process = pb.start();
+  }
+
+  private void awaitReady() throws IOException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_TIMEOUT_S);
+    while (System.nanoTime() < deadline) {
+      String log = currentStartLog();
+      Matcher m = READY.matcher(log);
+      if (m.find()) {
+        port = Integer.parseInt(m.group(1));
+        channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().maxInboundMessageSize(16 << 20)
+            .build();
+        return;
+      }
+      if (!process.isAlive()) {
+        throw new IllegalStateException("broker exited with " + process.exitValue() + ":\n" + log);
+      }
+      sleep(50);
+    }
+    process.destroyForcibly();
+    throw new IllegalStateException("broker not ready within " + START_TIMEOUT_S + " s:\n" + currentStartLog());
+  }
+
+  /** The log of the latest start only. */
+  public String currentStartLog() throws IOException {
+    String all = Files.readString(logFile);
+    return all.substring(all.lastIndexOf("=== start " + starts));
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public String address() {
+    return "127.0.0.1:" + port;
+  }
+
+  public ManagedChannel channel() {
+    return channel;
+  }
+
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** SIGKILL: no shutdown hook runs, nothing is flushed or closed. */
+  public void kill9() throws InterruptedException {
+    closeChannel();
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /** SIGTERM and wait. */
+  public int stop() throws InterruptedException {
+    closeChannel();
+    process.destroy();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+    }
+    return process.waitFor();
+  }
+
+  /** Starts again on the same data directory (a new port). */
+  public void restart() throws IOException {
+    if (process.isAlive()) {
+      throw new IllegalStateException("stop or kill the broker first");
+    }
+    launch();
+    awaitReady();
+  }
+
+  private void closeChannel() {
+    if (channel != null) {
+      channel.shutdownNow();
+      channel = null;
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process != null && process.isAlive()) {
+      stop();
+    }
+    closeChannel();
+  }
+}

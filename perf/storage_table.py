@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Prints Brook vs raw Chronicle records/s from a JMH JSON result of the Storage* benchmarks.
+
+Usage: python3 perf/storage_table.py perf/results/storage.json [--markdown]
+
+Append: records/s is the `records` secondary metric (an @AuxCounters counter: batchSize per call).
+Read: records/s is the primary score (@OperationsPerInvocation(500)).
+Goal: Brook >= 50 % of raw Chronicle per record.
+"""
+import json
+import sys
+
+GOAL = 0.50
+
+# benchmark method -> (operation, side)
+METHODS = {
+    "brookAppend": ("append", "brook"),
+    "rawAppend": ("append", "raw"),
+    "brookRead": ("read", "brook"),
+    "rawRead": ("read", "raw"),
+}
+
+
+def records_per_second(entry):
+    secondary = entry.get("secondaryMetrics", {})
+    m = secondary["records"] if "records" in secondary else entry["primaryMetric"]
+    return m["score"], m.get("scoreError", float("nan"))
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    markdown = "--markdown" in argv[2:]
+    with open(argv[1]) as f:
+        entries = json.load(f)
+    rows = {}
+    for e in entries:
+        method = e["benchmark"].rsplit(".", 1)[-1]
+        if method not in METHODS:
+            continue
+        op, side = METHODS[method]
+        params = e.get("params", {})
+        size = int(params.get("recordSize", 0))
+        # Reads go over logs written in batches of 100 (StorageReadBenchmark.WRITE_BATCH).
+        batch = int(params.get("batchSize", 100))
+        rows.setdefault((op, size, batch), {})[side] = records_per_second(e)
+
+    header = ["op", "record B", "batch", "Brook rec/s", "raw rec/s", "Brook/raw", ">= 50 %"]
+    table = []
+    for (op, size, batch) in sorted(rows, key=lambda k: (k[0] != "append", k[1], k[2])):
+        sides = rows[(op, size, batch)]
+        brook, raw = sides.get("brook"), sides.get("raw")
+        fmt = lambda v: "-" if v is None else f"{v[0]:,.0f} ± {v[1]:,.0f}"
+        if brook and raw and raw[0] > 0:
+            ratio = brook[0] / raw[0]
+            ratio_s, meets = f"{ratio * 100:.0f} %", ("yes" if ratio >= GOAL else "NO")
+        else:
+            ratio_s, meets = "-", "-"
+        batch_s = f"{batch} (written)" if op == "read" else str(batch)
+        table.append([op, str(size), batch_s, fmt(brook), fmt(raw), ratio_s, meets])
+
+    if markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "|".join("---:" if i > 0 else "---" for i in range(len(header))) + "|")
+        for r in table:
+            print("| " + " | ".join(r) + " |")
+    else:
+        widths = [max(len(h), *(len(r[i]) for r in table)) if table else len(h) for i, h in enumerate(header)]
+        print("  ".join(h.rjust(w) for h, w in zip(header, widths)))
+        for r in table:
+            print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -18,12 +18,11 @@ import java.util.zip.CRC32C;
  *          batch. Monotonic, so offset-for-timestamp is a binary search over batches (the time index)
  *  30  8   append time (broker clock)
  *  38  8   log position: bytes of all batches before this one in the partition (sizes without files)
- *  46  8   producer id (-1: none)
- *  54  2   producer epoch
- *  56  4   base sequence
- *  60  4   CRC32C of the records section
- *  64  4   length of the records section
- *  68      records: varint length, then zig-zag timestamp delta, varint key length + 1 (0 = no key),
+ *  46  4   CRC32C of the records section
+ *  50  4   length of the records section
+ *  54 14   only with attribute bit 1 (an idempotent producer's batch): producer id (8), epoch (2),
+ *          base sequence (4); plain batches do not pay for them
+ *  54|68   records: varint length, then zig-zag timestamp delta, varint key length + 1 (0 = no key),
  *          key, varint value length, value, varint header count, per header varint name length,
  *          UTF-8 name, varint value length, value.
  * </pre>
@@ -31,6 +30,7 @@ import java.util.zip.CRC32C;
 final class BatchCodec {
   static final byte VERSION = 1;
   static final int ATTR_LOG_APPEND_TIME = 1;
+  static final int ATTR_PRODUCER = 2;
 
   static final int ATTRIBUTES = 1;
   static final int RECORD_COUNT = 2;
@@ -39,12 +39,13 @@ final class BatchCodec {
   static final int RUNNING_MAX_TIMESTAMP = 22;
   static final int APPEND_TIME = 30;
   static final int LOG_POSITION = 38;
-  static final int PRODUCER_ID = 46;
-  static final int PRODUCER_EPOCH = 54;
-  static final int BASE_SEQUENCE = 56;
-  static final int CRC = 60;
-  static final int RECORDS_LENGTH = 64;
-  static final int HEADER_SIZE = 68;
+  static final int CRC = 46;
+  static final int RECORDS_LENGTH = 50;
+  static final int HEADER_SIZE = 54;
+  static final int PRODUCER_ID = 54;
+  static final int PRODUCER_EPOCH = 62;
+  static final int BASE_SEQUENCE = 64;
+  static final int HEADER_SIZE_WITH_PRODUCER = 68;
 
   private BatchCodec() {}
 
@@ -56,7 +57,9 @@ final class BatchCodec {
   static BatchHeader encode(ByteWriter out, AppendBatch batch, long baseOffset, long previousRunningMax,
       long logPosition, CRC32C crc) {
     out.reset();
-    out.position(HEADER_SIZE);
+    boolean producer = !batch.producer().isNone();
+    int headerSize = producer ? HEADER_SIZE_WITH_PRODUCER : HEADER_SIZE;
+    out.position(headerSize);
     List<LogRecord> records = batch.records();
     long appendTime = batch.appendTimeMs();
     long baseTimestamp = timestampOf(records.get(0), batch);
@@ -64,9 +67,7 @@ final class BatchCodec {
     for (LogRecord r : records) {
       long ts = timestampOf(r, batch);
       runningMax = Math.max(runningMax, ts);
-      int bodyStart = out.position();
-      out.putVarint(0); // placeholder: body length is patched below
-      int afterPlaceholder = out.position();
+      out.putVarint(bodyLength(r, ts - baseTimestamp));
       out.putZigZagLong(ts - baseTimestamp);
       out.putVarint(r.key() == null ? 0 : r.key().length + 1);
       if (r.key() != null) {
@@ -81,47 +82,58 @@ final class BatchCodec {
         out.putVarint(h.value().length);
         out.putBytes(h.value());
       }
-      patchLength(out, bodyStart, afterPlaceholder);
     }
-    int recordsLength = out.position() - HEADER_SIZE;
+    int recordsLength = out.position() - headerSize;
     crc.reset();
-    crc.update(out.array(), HEADER_SIZE, recordsLength);
+    crc.update(out.array(), headerSize, recordsLength);
     byte[] b = out.array();
     b[0] = VERSION;
-    b[ATTRIBUTES] = (byte) (batch.logAppendTime() ? ATTR_LOG_APPEND_TIME : 0);
+    b[ATTRIBUTES] = (byte) ((batch.logAppendTime() ? ATTR_LOG_APPEND_TIME : 0) | (producer ? ATTR_PRODUCER : 0));
     out.putIntAt(RECORD_COUNT, records.size());
     out.putLongAt(BASE_OFFSET, baseOffset);
     out.putLongAt(BASE_TIMESTAMP, baseTimestamp);
     out.putLongAt(RUNNING_MAX_TIMESTAMP, runningMax);
     out.putLongAt(APPEND_TIME, appendTime);
     out.putLongAt(LOG_POSITION, logPosition);
-    out.putLongAt(PRODUCER_ID, batch.producer().producerId());
-    out.putShortAt(PRODUCER_EPOCH, batch.producer().epoch());
-    out.putIntAt(BASE_SEQUENCE, batch.producer().baseSequence());
     out.putIntAt(CRC, (int) crc.getValue());
     out.putIntAt(RECORDS_LENGTH, recordsLength);
+    if (producer) {
+      out.putLongAt(PRODUCER_ID, batch.producer().producerId());
+      out.putShortAt(PRODUCER_EPOCH, batch.producer().epoch());
+      out.putIntAt(BASE_SEQUENCE, batch.producer().baseSequence());
+    }
     return new BatchHeader(records.size(), baseOffset, runningMax, appendTime, logPosition,
-        HEADER_SIZE + recordsLength);
+        headerSize + recordsLength);
+  }
+
+  /** The encoded size of a record's body, so its length prefix is written once, before it. */
+  private static int bodyLength(LogRecord r, long timestampDelta) {
+    int keyField = r.key() == null ? 0 : r.key().length + 1;
+    int size = ByteWriter.zigZagSize(timestampDelta) + ByteWriter.varintSize(keyField) + Math.max(0, keyField - 1)
+        + ByteWriter.varintSize(r.value().length) + r.value().length + ByteWriter.varintSize(r.headers().size());
+    for (RecordHeader h : r.headers()) {
+      size += ByteWriter.varintSize(h.nameUtf8().length) + h.nameUtf8().length
+          + ByteWriter.varintSize(h.value().length) + h.value().length;
+    }
+    return size;
+  }
+
+  /** Where the records start: after the fixed header and, for producer batches, the producer fields. */
+  static int headerSize(byte[] b, int from) {
+    return (b[from + ATTRIBUTES] & ATTR_PRODUCER) != 0 ? HEADER_SIZE_WITH_PRODUCER : HEADER_SIZE;
+  }
+
+  /** The producer fields of a stored batch, or {@link ProducerStamp#NONE}. */
+  static ProducerStamp producer(byte[] b, int from) {
+    if ((b[from + ATTRIBUTES] & ATTR_PRODUCER) == 0) {
+      return ProducerStamp.NONE;
+    }
+    return new ProducerStamp(ByteReader.longAt(b, from + PRODUCER_ID), ByteReader.shortAt(b, from + PRODUCER_EPOCH),
+        ByteReader.intAt(b, from + BASE_SEQUENCE));
   }
 
   private static long timestampOf(LogRecord r, AppendBatch batch) {
     return batch.logAppendTime() || r.timestamp() < 0 ? batch.appendTimeMs() : r.timestamp();
-  }
-
-  /** The body length is only known after writing it: move the body if its varint needs more room. */
-  private static void patchLength(ByteWriter out, int bodyStart, int afterPlaceholder) {
-    int bodyLength = out.position() - afterPlaceholder;
-    int lengthSize = ByteWriter.varintSize(bodyLength);
-    int end = out.position();
-    if (lengthSize > 1) {
-      out.position(end + lengthSize - 1);
-      byte[] b = out.array();
-      System.arraycopy(b, afterPlaceholder, b, bodyStart + lengthSize, bodyLength);
-    }
-    int resume = bodyStart + lengthSize + bodyLength;
-    out.position(bodyStart);
-    out.putVarint(bodyLength);
-    out.position(resume);
   }
 
   /** Reads the header of a stored batch held in {@code b[from, from + length)}. */
@@ -137,11 +149,12 @@ final class BatchCodec {
   /** True when the records section matches the stored CRC32C. */
   static boolean checksumMatches(byte[] b, int from, int length, CRC32C crc) {
     int recordsLength = ByteReader.intAt(b, from + RECORDS_LENGTH);
-    if (recordsLength != length - HEADER_SIZE) {
+    int headerSize = headerSize(b, from);
+    if (recordsLength != length - headerSize) {
       return false;
     }
     crc.reset();
-    crc.update(b, from + HEADER_SIZE, recordsLength);
+    crc.update(b, from + headerSize, recordsLength);
     return (int) crc.getValue() == ByteReader.intAt(b, from + CRC);
   }
 
@@ -157,7 +170,7 @@ final class BatchCodec {
     BatchHeader h = header(b, from, length);
     boolean logAppendTime = (b[from + ATTRIBUTES] & ATTR_LOG_APPEND_TIME) != 0;
     long baseTimestamp = ByteReader.longAt(b, from + BASE_TIMESTAMP);
-    in.wrap(b, from + HEADER_SIZE, from + length);
+    in.wrap(b, from + headerSize(b, from), from + length);
     int added = 0;
     int bytes = 0;
     for (int i = 0; i < h.recordCount() && in.hasRemaining(); i++) {
@@ -203,7 +216,7 @@ final class BatchCodec {
       return h.appendTimeMs() >= timestampMs ? h.baseOffset() : -1;
     }
     long baseTimestamp = ByteReader.longAt(b, from + BASE_TIMESTAMP);
-    in.wrap(b, from + HEADER_SIZE, from + length);
+    in.wrap(b, from + headerSize(b, from), from + length);
     for (int i = 0; i < h.recordCount(); i++) {
       int bodyLength = in.varint();
       int bodyStart = in.position();

@@ -85,6 +85,16 @@ final class ByteWriter {
     buf[pos++] = (byte) z;
   }
 
+  static int zigZagSize(long v) {
+    long z = (v << 1) ^ (v >> 63);
+    int size = 1;
+    while ((z & ~0x7fL) != 0) {
+      size++;
+      z >>>= 7;
+    }
+    return size;
+  }
+
   static int varintSize(int v) {
     int size = 1;
     while ((v & ~0x7f) != 0) {

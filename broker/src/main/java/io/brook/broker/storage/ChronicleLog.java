@@ -46,9 +46,11 @@ public final class ChronicleLog implements PartitionLog {
   private final long[] hintIndexes = new long[HINTS];
   private int nextHint;
 
+  /** The only volatile the append path writes, last: readers read it first, then the fields below. */
   private volatile long endOffset;
-  private volatile long runningMaxTimestamp = Long.MIN_VALUE;
-  private volatile long endLogPosition;
+  private volatile long startOffset;
+  private long runningMaxTimestamp = Long.MIN_VALUE;
+  private long endLogPosition;
   private volatile int lastCycle = Integer.MIN_VALUE;
   private volatile boolean closed;
 
@@ -123,6 +125,7 @@ public final class ChronicleLog implements PartitionLog {
       }
       runningMaxTimestamp = last.runningMaxTimestamp();
       endLogPosition = last.endLogPosition();
+      startOffset = segments.isEmpty() ? last.baseOffset() : segments.firstKey();
       endOffset = last.nextOffset();
     } finally {
       release(r);
@@ -306,13 +309,7 @@ public final class ChronicleLog implements PartitionLog {
 
   @Override
   public long startOffset() {
-    Map.Entry<Long, Segment> first = segments.firstEntry();
-    if (first != null) {
-      return first.getKey();
-    }
-    long end = endOffset;
-    first = segments.firstEntry(); // a first append may have landed between the two reads
-    return first == null ? end : first.getKey();
+    return startOffset;
   }
 
   @Override
@@ -322,8 +319,8 @@ public final class ChronicleLog implements PartitionLog {
 
   @Override
   public long offsetForTimestamp(long timestampMs) {
-    long end = endOffset;
-    if (end == startOffset() || runningMaxTimestamp < timestampMs) {
+    long end = endOffset; // volatile read first: makes runningMaxTimestamp current
+    if (end == startOffset || runningMaxTimestamp < timestampMs) {
       return end;
     }
     Reader r = borrow();
@@ -377,8 +374,9 @@ public final class ChronicleLog implements PartitionLog {
 
   @Override
   public long sizeBytes() {
+    long end = endOffset; // volatile read first: makes endLogPosition current
     Map.Entry<Long, Segment> first = segments.firstEntry();
-    return first == null ? 0 : endLogPosition - first.getValue().firstLogPosition();
+    return first == null || end == 0 ? 0 : endLogPosition - first.getValue().firstLogPosition();
   }
 
   @Override

@@ -12,10 +12,13 @@ work="$(mktemp -d)"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 export BROOK_DATA_DIR="$work/data" BROOK_GRPC_LISTEN="127.0.0.1:$port" BROOK_BROKER="127.0.0.1:$port"
 passed=0 failed=0
-broker_pid=""
+broker_pid=""   # the broker's JVM (make's child), not make itself
+make_pid=""
+starts=0
 
 cleanup() {
   [[ -n "$broker_pid" ]] && kill -9 "$broker_pid" 2>/dev/null || true
+  [[ -n "$make_pid" ]] && kill -9 "$make_pid" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -27,14 +30,19 @@ check() { # description, then a command that must succeed
 }
 
 start_broker() {
-  make -s run >>"$work/broker.log" 2>&1 &
-  broker_pid=$!
+  starts=$((starts + 1))
+  log="$work/broker-$starts.log"   # a fresh log per start: never match an earlier start's lines
+  make -s run >"$log" 2>&1 &
+  make_pid=$!
   for _ in $(seq 1 600); do
-    grep -q "Brook ready" "$work/broker.log" 2>/dev/null && return 0
-    kill -0 "$broker_pid" 2>/dev/null || break
+    if grep -q "Brook ready" "$log" 2>/dev/null; then
+      broker_pid="$(pgrep -P "$make_pid" java || true)"
+      [[ -n "$broker_pid" ]] && return 0
+    fi
+    kill -0 "$make_pid" 2>/dev/null || break
     sleep 0.1
   done
-  echo "readme-smoke: the broker did not start:"; cat "$work/broker.log"; return 1
+  echo "readme-smoke: the broker did not start:"; cat "$log"; return 1
 }
 
 start_broker
@@ -51,11 +59,13 @@ check "grpcurl health SERVING" bash -c "grpcurl -plaintext 127.0.0.1:$port grpc.
 
 # kill -9 and start again: same records at the same offsets, the next produce continues.
 before="$(bin/brook consume orders --from earliest --format '%p %o %v' | sort | md5sum)"
-kill -9 "$broker_pid"; wait "$broker_pid" 2>/dev/null || true
-# make runs the JVM as a child; make sure nothing still holds the data directory.
-pkill -9 -f -- "--data-dir|$work/data" 2>/dev/null || true
-for _ in $(seq 1 50); do pgrep -f "brook.jar broker" >/dev/null && pgrep -af "brook.jar broker" | grep -q "$port" || break; sleep 0.1; done
+kill -9 "$broker_pid"
+for _ in $(seq 1 100); do kill -0 "$broker_pid" 2>/dev/null || break; sleep 0.1; done
+check "the broker JVM is gone after kill -9" bash -c "! kill -0 $broker_pid 2>/dev/null"
+wait "$make_pid" 2>/dev/null || true
+old_pid="$broker_pid"
 start_broker
+check "a new broker process serves after the restart" test "$broker_pid" != "$old_pid"
 after="$(bin/brook consume orders --from earliest --format '%p %o %v' | sort | md5sum)"
 check "records and offsets unchanged after kill -9" test "$before" = "$after"
 next="$(echo 'after-restart' | bin/brook produce orders --partition 0 2>/dev/null; bin/brook consume orders --partition 0 --from-time 1970-01-01 --format '%o %v' | tail -n 1)"

@@ -6,6 +6,7 @@
 #   3. maven           ./mvnw -B verify (all Maven tests; Surefire output shown as is)
 #   4. readme-smoke    scripts/readme-smoke.sh, only if it exists and is
 #                      executable - needs 1 and 3 (skipped if either failed)
+#   5. jdk-smoke       scripts/jdk-smoke.sh: broker + CLI on every JDK >= 17 here (17 and 25)
 # A failed step does not hide the others' results: later independent steps
 # still run, and a summary table of step durations plus a budget line is
 # printed at the end in every case (EXIT trap). Exits non-zero if any step
@@ -34,6 +35,7 @@ STEP_SECS=()
 declare -A RESULT=()
 TOTAL_START=$SECONDS
 MAVEN_LOG="$(mktemp)"
+SMOKE_LOG="$(mktemp)"
 
 record() { # name status secs
   STEP_NAMES+=("$1"); STEP_STATUS+=("$2"); STEP_SECS+=("$3"); RESULT[$1]="$2"
@@ -92,13 +94,17 @@ summary() {
   else
     echo "test-all: all steps passed"
   fi
-  local counts
+  local counts p=0 f=0 s=0 sp sf
   counts="$(maven_test_counts || true)"
-  rm -f "$MAVEN_LOG"
   if [ -n "$counts" ]; then
     read -r p f s <<<"$counts"
-    echo "maven: $p passed, $f failed, $s skipped"
   fi
+  # The smoke scripts end with "NAME: N passed, N failed"; the closing line adds them up.
+  while read -r sp sf; do
+    p=$((p + sp)); f=$((f + sf))
+  done < <(sed -n 's/^[a-z-]*-smoke: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$SMOKE_LOG")
+  rm -f "$MAVEN_LOG" "$SMOKE_LOG"
+  echo "tests: $p passed, $f failed, $s skipped"
   exit "$failed"
 }
 trap summary EXIT
@@ -129,5 +135,14 @@ elif [ "${RESULT[install-tools]}" != ok ]; then
 elif [[ "${RESULT[maven]}" == FAILED* ]]; then
   skip_step readme-smoke "maven failed"
 else
-  run_step readme-smoke scripts/readme-smoke.sh scripts/readme-smoke.sh
+  readme_smoke() { scripts/readme-smoke.sh 2>&1 | tee -a "$SMOKE_LOG"; }
+  run_step readme-smoke scripts/readme-smoke.sh readme_smoke
+fi
+
+# 5. The same jar on every JDK this machine has (17 and 25): started, used, no JVM warnings.
+if [[ "${RESULT[maven]}" == FAILED* ]]; then
+  skip_step jdk-smoke "maven failed"
+else
+  jdk_smoke() { bash scripts/jdk-smoke.sh 2>&1 | tee -a "$SMOKE_LOG"; }
+  run_step jdk-smoke scripts/jdk-smoke.sh jdk_smoke
 fi

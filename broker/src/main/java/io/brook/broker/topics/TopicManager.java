@@ -41,16 +41,24 @@ public final class TopicManager implements AutoCloseable {
   private final Path stagingDir;
   private final Path trashDir;
   private final TopicConfig defaults;
+  private final int defaultPartitions;
   private final LogFactory logFactory;
   private final InstantSource clock;
   private final Map<String, Topic> topics = new ConcurrentHashMap<>();
   private final Map<String, TopicMetadata> metadata = new ConcurrentHashMap<>();
 
   public TopicManager(Path dataDir, TopicConfig defaults, LogFactory logFactory, InstantSource clock) {
+    this(dataDir, defaults, 1, logFactory, clock);
+  }
+
+  /** @param defaultPartitions the partition count of topics created without one (default.partitions) */
+  public TopicManager(Path dataDir, TopicConfig defaults, int defaultPartitions, LogFactory logFactory,
+      InstantSource clock) {
     this.topicsDir = dataDir.resolve("topics");
     this.stagingDir = dataDir.resolve("staging");
     this.trashDir = dataDir.resolve("trash");
     this.defaults = defaults;
+    this.defaultPartitions = defaultPartitions;
     this.logFactory = logFactory;
     this.clock = clock;
   }
@@ -112,7 +120,7 @@ public final class TopicManager implements AutoCloseable {
 
   public synchronized Topic create(String name, int partitions, Map<String, String> config) {
     TopicName.check(name);
-    int count = partitions == 0 ? 1 : partitions;
+    int count = partitions == 0 ? defaultPartitions : partitions;
     checkPartitionCount(count);
     TopicConfig effective = defaults.withOverrides(config);
     if (topics.containsKey(name)) {

@@ -1,0 +1,104 @@
+package io.brook.broker.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What {@code brook broker} refuses to start with, and the effective config it logs when it starts. */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class BrokerStartIT {
+  /** A broker that should refuse to start but does not would run forever: give up on it after this. */
+  static final long REFUSAL_TIMEOUT_S = 60;
+
+  @TempDir Path dir;
+
+  private Exec.Result runBroker(Path dataDir, Map<String, String> env, String... args)
+      throws IOException, InterruptedException {
+    ProcessBuilder pb = Exec.builder(BrokerProcess.command(dataDir, List.of(args)), env, null, dir.resolve("runs"));
+    return Exec.await(pb, pb.start(), REFUSAL_TIMEOUT_S);
+  }
+
+  private Path configFile(String... lines) throws IOException {
+    return Files.write(dir.resolve("brook.properties"), List.of(lines));
+  }
+
+  @Test
+  void aSecondBrokerOnTheSameDataDirectoryIsRefusedAndTheFirstKeepsServing() throws Exception {
+    Path data = dir.resolve("data");
+    try (BrokerProcess first = BrokerProcess.start(data)) {
+      Exec.Result second = runBroker(data, Map.of());
+
+      assertThat(second.exitCode()).as(second.toString()).isEqualTo(1);
+      assertThat(second.stderr()).contains("data directory " + data.toAbsolutePath() + " is in use by another broker");
+      assertThat(first.isAlive()).isTrue();
+      assertThat(new Wire(first.channel()).create("still-serving", 1).getPartitionsCount()).isEqualTo(1);
+    }
+
+    try (BrokerProcess after = BrokerProcess.start(data)) {
+      assertThat(after.currentStartLog()).as("the lock goes with the first broker")
+          .contains("Recovered 1 topics, 1 partitions");
+    }
+  }
+
+  @Test
+  void anUnknownKeyInTheConfigFileIsAUsageErrorNamingKeyAndFile() throws Exception {
+    Path data = dir.resolve("data");
+    Path file = configFile("grpc.threads=4", "no.such.key=1");
+
+    Exec.Result flag = runBroker(data, Map.of(), "--config", file.toString());
+    assertThat(flag.exitCode()).as(flag.toString()).isEqualTo(2);
+    assertThat(flag.stderr()).contains("unknown key 'no.such.key' in config file " + file);
+
+    Exec.Result env = runBroker(data, Map.of("BROOK_CONFIG", file.toString()));
+    assertThat(env.exitCode()).as("file from BROOK_CONFIG: " + env).isEqualTo(2);
+    assertThat(env.stderr()).contains("unknown key 'no.such.key' in config file " + file);
+
+    assertThat(data).as("refused before touching the data directory").doesNotExist();
+  }
+
+  @Test
+  void aBadValueFromTheEnvironmentIsAUsageErrorNamingKeyAndVariable() throws Exception {
+    Exec.Result r = runBroker(dir.resolve("data"), Map.of("BROOK_GRPC_THREADS", "abc"));
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
+    assertThat(r.stderr()).contains("bad value 'abc' for grpc.threads (from env BROOK_GRPC_THREADS)");
+  }
+
+  @Test
+  void anUnknownBrookVariableIsAUsageError() throws Exception {
+    Exec.Result r = runBroker(dir.resolve("data"), Map.of("BROOK_GRPC_THREDS", "4"));
+
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
+    assertThat(r.stderr()).contains("unknown environment variable BROOK_GRPC_THREDS");
+  }
+
+  @Test
+  void theEffectiveConfigIsLoggedWithWhereEachValueCameFrom() throws Exception {
+    Path data = dir.resolve("data");
+    Path file = configFile("grpc.threads=3", "read.threads=3", "default.partitions=2");
+    Map<String, String> env = Map.of("BROOK_GRPC_THREADS", "5", "BROOK_READ_THREADS", "6",
+        "BROOK_BROKER", "ignored:1");
+
+    try (BrokerProcess broker = BrokerProcess.start(data, env, "--config", file.toString(),
+        "--set", "grpc.threads=7")) {
+      assertThat(broker.currentStartLog())
+          .contains("  grpc.threads = 7  (flag)\n")
+          .contains("  read.threads = 6  (env BROOK_READ_THREADS)\n")
+          .contains("  default.partitions = 2  (file " + file + ")\n")
+          .contains("  data.dir = " + data + "  (flag)\n")
+          .contains("  grpc.listen = 127.0.0.1:0  (flag)\n")
+          .contains("  max.batch.records = 100000  (default)\n");
+
+      assertThat(new Wire(broker.channel()).create("defaulted", 0).getPartitionsCount())
+          .as("default.partitions from the file is in effect").isEqualTo(2);
+    }
+  }
+}

@@ -89,7 +89,7 @@ final class ProduceCommand implements Callable<Integer> {
       for (int i = 0; i < partitions; i++) {
         pending.add(new ArrayList<>());
       }
-      int sticky = (int) (System.nanoTime() % partitions);
+      int sticky = (int) Math.floorMod(System.nanoTime(), (long) partitions);
       long lines = 0;
       BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
       for (String line; (line = in.readLine()) != null; ) {

@@ -47,10 +47,6 @@ public final class TopicManager implements AutoCloseable {
   private final Map<String, Topic> topics = new ConcurrentHashMap<>();
   private final Map<String, TopicMetadata> metadata = new ConcurrentHashMap<>();
 
-  public TopicManager(Path dataDir, TopicConfig defaults, LogFactory logFactory, InstantSource clock) {
-    this(dataDir, defaults, 1, logFactory, clock);
-  }
-
   /** @param defaultPartitions the partition count of topics created without one (default.partitions) */
   public TopicManager(Path dataDir, TopicConfig defaults, int defaultPartitions, LogFactory logFactory,
       InstantSource clock) {

@@ -57,7 +57,7 @@ class TopicManagerTest {
 
   /** A manager on the data directory, recovered as the broker does at start. */
   private TopicManager open(Logs logs) {
-    TopicManager m = new TopicManager(dataDir(), DEFAULTS, logs.factory, InstantSource.system());
+    TopicManager m = new TopicManager(dataDir(), DEFAULTS, 1, logs.factory, InstantSource.system());
     opened.add(m);
     m.recover();
     return m;

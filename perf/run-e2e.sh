@@ -6,13 +6,14 @@
 # and stops the broker. Extra arguments go to the driver (records size batch inflight partitions).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 ./mvnw -B -q -DskipTests package
 work="$(mktemp -d)"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+port="$(free_port)"
 bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" >"$work/broker.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 1 300); do grep -q "Brook ready" "$work/broker.log" && break; sleep 0.1; done
+wait_ready "$work/broker.log" $pid
 echo "== machine: $(nproc) cores, $(java -version 2>&1 | head -1); load: $(uptime | sed 's/.*load/load/')"
 java -cp perf/target/brook-perf.jar io.brook.perf.ProduceDriver "127.0.0.1:$port" "${@:-1000000}"
 export BROOK_BROKER="127.0.0.1:$port"

@@ -5,17 +5,18 @@
 #   perf/run-recovery.sh [records=10000000] [partitions=3]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 records="${1:-10000000}" partitions="${2:-3}"
 ./mvnw -B -q -DskipTests package
 work="$(mktemp -d)"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+port="$(free_port)"
 pid=""
 trap '[[ -n "$pid" ]] && kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 start() {
   local t0; t0=$(date +%s%N)
   bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" >"$work/broker.log" 2>&1 &
   pid=$!
-  until grep -q "Brook ready" "$work/broker.log"; do sleep 0.02; kill -0 $pid || { cat "$work/broker.log"; exit 1; }; done
+  wait_ready "$work/broker.log" $pid
   echo "start to ready: $(( ($(date +%s%N) - t0) / 1000000 )) ms; $(grep -o 'Recovered.*' "$work/broker.log")"
 }
 start

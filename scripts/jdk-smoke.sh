@@ -6,6 +6,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+. scripts/lib.sh
 passed=0 failed=0
 declare -A seen=()
 javas=("$(command -v java)")
@@ -18,12 +19,12 @@ for java in "${javas[@]}"; do
   version="$("$java" -version 2>&1 | sed -n 's/.* version "\([0-9]*\).*/\1/p' | head -n1)"
   [[ "$version" =~ ^[0-9]+$ ]] && (( version >= 17 )) || continue
   work="$(mktemp -d)"
-  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  port="$(free_port)"
   export BROOK_JAVA="$java" BROOK_BROKER="127.0.0.1:$port"
   bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" >"$work/broker.log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 600); do grep -q "Brook ready" "$work/broker.log" 2>/dev/null && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
   ok=1
+  wait_ready "$work/broker.log" $pid || ok=0
   bin/brook topic create jdk --partitions 2 >"$work/cli.log" 2>&1 || ok=0
   seq 1 5000 | bin/brook produce jdk >>"$work/cli.log" 2>&1 || ok=0
   count="$(bin/brook consume jdk 2>>"$work/cli.log" | wc -l)"

@@ -7,9 +7,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 # shellcheck source=scripts/tools-env.sh
 source scripts/tools-env.sh
+. scripts/lib.sh
 
 work="$(mktemp -d)"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+port="$(free_port)"
 export BROOK_DATA_DIR="$work/data" BROOK_GRPC_LISTEN="127.0.0.1:$port" BROOK_BROKER="127.0.0.1:$port"
 passed=0 failed=0
 broker_pid=""   # the broker's JVM (make's child), not make itself
@@ -34,15 +35,8 @@ start_broker() {
   log="$work/broker-$starts.log"   # a fresh log per start: never match an earlier start's lines
   make -s run >"$log" 2>&1 &
   make_pid=$!
-  for _ in $(seq 1 600); do
-    if grep -q "Brook ready" "$log" 2>/dev/null; then
-      broker_pid="$(pgrep -P "$make_pid" java || true)"
-      [[ -n "$broker_pid" ]] && return 0
-    fi
-    kill -0 "$make_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "readme-smoke: the broker did not start:"; cat "$log"; return 1
+  wait_ready "$log" "$make_pid" || return 1
+  broker_pid="$(pgrep -P "$make_pid" java)"
 }
 
 start_broker

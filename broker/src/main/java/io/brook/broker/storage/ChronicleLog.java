@@ -156,7 +156,7 @@ public final class ChronicleLog implements PartitionLog {
           throw e;
         }
       }
-      int cycle = rollCycle.toCycle(appender.lastIndexAppended());
+      int cycle = appender.cycle(); // not lastIndexAppended(): Chronicle computes that by scanning
       if (cycle != lastCycle) {
         segments.put(base, new Segment(cycle, base, h.runningMaxTimestamp(), h.logPosition()));
         lastCycle = cycle;

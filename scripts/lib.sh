@@ -1,0 +1,21 @@
+# shellcheck shell=bash
+# Helpers the test and perf scripts share. Source it: . scripts/lib.sh
+
+# A free TCP port on 127.0.0.1.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# wait_ready LOG PID [TENTHS]: waits until the broker logging to LOG says "Brook ready", while
+# PID (the broker, or the make/launcher in front of it) lives; 60 s by default.
+wait_ready() {
+  local log=$1 pid=$2 tenths=${3:-600}
+  for _ in $(seq 1 "$tenths"); do
+    grep -q "Brook ready" "$log" 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "the broker did not become ready; its log:" >&2
+  cat "$log" >&2
+  return 1
+}

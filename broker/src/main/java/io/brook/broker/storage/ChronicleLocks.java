@@ -8,6 +8,8 @@ import net.openhft.chronicle.queue.impl.single.TableStoreWriteLock;
 import net.openhft.chronicle.queue.impl.table.Metadata;
 import net.openhft.chronicle.queue.impl.table.SingleTableBuilder;
 import net.openhft.chronicle.threads.Pauser;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Clears Chronicle's write and append locks left behind by a process killed while appending.
@@ -18,6 +20,7 @@ import net.openhft.chronicle.threads.Pauser;
  * process can be writing: every Chronicle lock found at open is stale and is cleared.
  */
 final class ChronicleLocks {
+  private static final Logger log = LoggerFactory.getLogger(ChronicleLocks.class);
   private static final String METADATA = "metadata.cq4t";
   private static final String APPEND_LOCK = "chronicle.append.lock";
 
@@ -34,11 +37,15 @@ final class ChronicleLocks {
         SingleTableBuilder.binary(metadata.toFile(), Metadata.NoMeta.INSTANCE).readOnly(false).build()) {
       try (TableStoreWriteLock write = new TableStoreWriteLock(store, Pauser::balanced, 0L);
           TableStoreWriteLock append = new TableStoreWriteLock(store, Pauser::balanced, 0L, APPEND_LOCK)) {
+        boolean stale = write.locked() || append.locked();
         if (write.locked()) {
           write.forceUnlock();
         }
         if (append.locked()) {
           append.forceUnlock();
+        }
+        if (stale) {
+          log.warn("Cleared a stale Chronicle lock in {} (left by a process stopped while appending)", queueDir);
         }
       }
     }

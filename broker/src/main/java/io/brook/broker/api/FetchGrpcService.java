@@ -59,9 +59,15 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
     }
     List<Partition> waitOn = new ArrayList<>();
     List<Long> offsets = new ArrayList<>();
-    for (FetchPartition fp : request.getPartitionsList()) {
-      waitOn.add(topics.get(fp.getTopic()).partition(fp.getPartition()));
-      offsets.add(fp.getOffset());
+    try {
+      for (FetchPartition fp : request.getPartitionsList()) {
+        waitOn.add(topics.get(fp.getTopic()).partition(fp.getPartition()));
+        offsets.add(fp.getOffset());
+      }
+    } catch (RuntimeException e) { // deleted since the read: answer what the read found
+      call.onNext(first);
+      call.onCompleted();
+      return;
     }
     LongPoll poll = new LongPoll(() -> {
       if (call.isCancelled()) {

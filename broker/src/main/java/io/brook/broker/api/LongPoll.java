@@ -1,8 +1,8 @@
 package io.brook.broker.api;
 
 import io.brook.broker.topics.Partition;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -10,14 +10,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A fetch waiting for records without holding a thread: it registers a waiter on each partition and
  * a timeout, and whichever fires first runs {@code answer} once on the read executor.
+ *
+ * <p>Waiters are registered before the timeout is scheduled, and removed again after registration if
+ * the poll fired meanwhile (an append can fire it from another thread), so no waiter outlives its
+ * poll on an idle partition.
  */
 final class LongPoll {
   private final AtomicBoolean done = new AtomicBoolean();
-  private final List<Partition> partitions = new ArrayList<>();
+  private final List<Partition> partitions = new CopyOnWriteArrayList<>();
   private final Runnable waiter = this::fire;
   private final Runnable answer;
   private final ApiSettings settings;
-  private ScheduledFuture<?> timeout;
+  private volatile ScheduledFuture<?> timeout;
 
   LongPoll(Runnable answer, ApiSettings settings) {
     this.answer = answer;
@@ -26,14 +30,16 @@ final class LongPoll {
 
   /** Waits on each (partition, offset) and at most waitMs. */
   void start(List<Partition> waitOn, List<Long> offsets, long waitMs) {
-    timeout = settings.timer().schedule(this::fire, waitMs, TimeUnit.MILLISECONDS);
-    for (int i = 0; i < waitOn.size(); i++) {
+    for (int i = 0; i < waitOn.size() && !done.get(); i++) {
       Partition p = waitOn.get(i);
       partitions.add(p);
-      if (!p.whenDataBeyond(offsets.get(i), waiter)) {
-        break; // data arrived already: fired
-      }
+      p.whenDataBeyond(offsets.get(i), waiter);
     }
+    if (done.get()) {
+      removeWaiters(); // fired while registering: drop what was registered after the firing
+      return;
+    }
+    timeout = settings.timer().schedule(this::fire, waitMs, TimeUnit.MILLISECONDS);
   }
 
   private void fire() {
@@ -47,9 +53,14 @@ final class LongPoll {
   /** Removes the waiters and the timeout (also when the client gives up). */
   void cancel() {
     done.set(true);
-    if (timeout != null) {
-      timeout.cancel(false);
+    ScheduledFuture<?> t = timeout;
+    if (t != null) {
+      t.cancel(false);
     }
+    removeWaiters();
+  }
+
+  private void removeWaiters() {
     for (Partition p : partitions) {
       p.cancelWaiter(waiter);
     }

@@ -136,6 +136,13 @@ public final class Partition {
     return false;
   }
 
+  /** How many long polls and tails wait on this partition now. */
+  public int waiterCount() {
+    synchronized (waiters) {
+      return waiters.size();
+    }
+  }
+
   public void cancelWaiter(Runnable waiter) {
     synchronized (waiters) {
       waiters.remove(waiter);

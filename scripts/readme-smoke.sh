@@ -18,8 +18,10 @@ make_pid=""
 starts=0
 
 cleanup() {
-  [[ -n "$broker_pid" ]] && kill -9 "$broker_pid" 2>/dev/null || true
-  [[ -n "$make_pid" ]] && kill -9 "$make_pid" 2>/dev/null || true
+  {
+    [[ -n "$broker_pid" ]] && kill -9 "$broker_pid" || true
+    [[ -n "$make_pid" ]] && kill -9 "$make_pid" && wait "$make_pid" || true
+  } 2>/dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT

@@ -17,6 +17,10 @@ public final class BrookCli {
   public static final int EXIT_UNREACHABLE = 3;
 
   public static void main(String[] args) {
+    // Also set here, before any Chronicle class loads, for a JVM started without bin/brook's flags:
+    // Chronicle must never report usage to its analytics service.
+    System.setProperty("chronicle.analytics.disable", "true");
+    System.setProperty("chronicle.announcer.disable", "true");
     System.exit(run(args));
   }
 

@@ -7,6 +7,7 @@
 #   4. readme-smoke    scripts/readme-smoke.sh, only if it exists and is
 #                      executable - needs 1 and 3 (skipped if either failed)
 #   5. jdk-smoke       scripts/jdk-smoke.sh: broker + CLI on every JDK >= 17 here (17 and 25)
+#   6. perf-smoke      perf/smoke.sh: every JMH benchmark runs once, briefly (no timing asserted)
 # A failed step does not hide the others' results: later independent steps
 # still run, and a summary table of step durations plus a budget line is
 # printed at the end in every case (EXIT trap). Exits non-zero if any step
@@ -145,4 +146,12 @@ if [[ "${RESULT[maven]}" == FAILED* ]]; then
 else
   jdk_smoke() { bash scripts/jdk-smoke.sh 2>&1 | tee -a "$SMOKE_LOG"; }
   run_step jdk-smoke scripts/jdk-smoke.sh jdk_smoke
+fi
+
+# 6. Every benchmark still runs (briefly; figures are perf/run-storage-bench.sh's job).
+if [[ "${RESULT[maven]}" == FAILED* ]]; then
+  skip_step perf-smoke "maven failed"
+else
+  perf_smoke() { bash perf/smoke.sh 2>&1 | tee -a "$SMOKE_LOG"; }
+  run_step perf-smoke perf/smoke.sh perf_smoke
 fi

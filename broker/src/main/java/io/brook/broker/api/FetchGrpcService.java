@@ -106,12 +106,19 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
         pr.setLogStartOffset(p.startOffset()).setEndOffset(p.endOffset());
         if (records < maxRecords && (bytes < maxBytes || records == 0)) {
           ReadResult rr = p.read(fp.getOffset(), maxRecords - records, records == 0 ? maxBytes : maxBytes - bytes);
+          long next = fp.getOffset();
           for (LogRecord r : rr.records()) {
+            // "At least one record" holds for the answer, not for each partition: a partition
+            // read after others must not push the answer past max_bytes.
+            if (records > 0 && bytes + r.payloadSize() > maxBytes) {
+              break;
+            }
             pr.addRecords(RecordMapper.toWire(r));
             bytes += r.payloadSize();
+            records++;
+            next = r.offset() + 1;
           }
-          records += rr.records().size();
-          pr.setNextOffset(rr.nextOffset()).setEndOffset(Math.max(p.endOffset(), rr.nextOffset()));
+          pr.setNextOffset(next).setEndOffset(Math.max(p.endOffset(), next));
         }
       } catch (BrokerException e) {
         pr.setErrorCode(Errors.code(e.error())).setErrorMessage(e.getMessage());

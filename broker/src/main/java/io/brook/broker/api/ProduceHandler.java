@@ -60,7 +60,11 @@ final class ProduceHandler {
     if (request.getDurability() == Durability.DURABILITY_SYNCED) {
       // One force per partition written, before answering. Group commit across requests: next step.
       for (Partition p : written) {
-        p.flush();
+        try {
+          p.flush();
+        } catch (BrokerException e) {
+          failResultsOf(response, p, e); // written but not forced: that partition's results say so
+        }
       }
     }
     return response.build();
@@ -109,6 +113,15 @@ final class ProduceHandler {
         response.addResults(ProduceResult.newBuilder().setBatchIndex(index).setTopic(topic.name())
             .setPartition(p.index()).setErrorCode(Errors.code(ex.error())).setErrorMessage(ex.getMessage())
             .addAllRecordIndexes(e.getValue()));
+      }
+    }
+  }
+
+  private static void failResultsOf(ProduceResponse.Builder response, Partition p, BrokerException e) {
+    for (ProduceResult.Builder r : response.getResultsBuilderList()) {
+      if (r.getErrorCodeValue() == 0 && r.getTopic().equals(p.topic().name()) && r.getPartition() == p.index()) {
+        r.setErrorCode(Errors.code(e.error()))
+            .setErrorMessage("written but not forced to the device (SYNCED): " + e.getMessage());
       }
     }
   }

@@ -109,8 +109,11 @@ final class TailSession {
         if (!sent) {
           for (Cursor c : cursors) {
             if (!c.partition.whenDataBeyond(c.next, c.waiter)) {
-              return; // data arrived meanwhile: the waiter scheduled another drain
+              break; // data arrived meanwhile: the waiter scheduled another drain
             }
+          }
+          if (finished) { // cancelled while registering: the cancel handler may have run before us
+            cursors.forEach(c -> c.partition.cancelWaiter(c.waiter));
           }
           return;
         }

@@ -148,10 +148,10 @@ public final class Broker implements AutoCloseable {
       Thread.currentThread().interrupt();
       server.shutdownNow();
     }
+    topics.close(); // wakes waiters while their executors still run
     timer.shutdownNow();
     readExecutor.shutdownNow();
     grpcExecutor.shutdownNow();
-    topics.close();
     lock.close();
     log.info("Brook stopped");
   }

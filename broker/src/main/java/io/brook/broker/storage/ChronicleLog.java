@@ -1,6 +1,13 @@
 package io.brook.broker.storage;
 
+import java.io.File;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +43,13 @@ public final class ChronicleLog implements PartitionLog {
   private final RollCycle rollCycle;
   private final ExcerptAppender appender;
   private final ReentrantLock appendLock = new ReentrantLock();
+  /** Reads hold it shared, close() exclusively: a queue is never closed under a running read. */
+  private final ReentrantReadWriteLock closeGate = new ReentrantReadWriteLock();
+  /** Segment files appended to since the last flush (guarded by appendLock). */
+  private final Set<File> unflushed = new LinkedHashSet<>();
+  private boolean newFileSinceFlush;
+  private long filesForced;
+  private final Path dir;
   private final ByteWriter scratch = new ByteWriter(64 * 1024);
   private final CRC32C appendCrc = new CRC32C();
   private final ConcurrentLinkedQueue<Reader> readers = new ConcurrentLinkedQueue<>();
@@ -69,7 +83,8 @@ public final class ChronicleLog implements PartitionLog {
     }
   }
 
-  private ChronicleLog(SingleChronicleQueue queue, boolean verifyChecksums) {
+  private ChronicleLog(Path dir, SingleChronicleQueue queue, boolean verifyChecksums) {
+    this.dir = dir;
     this.queue = queue;
     this.rollCycle = queue.rollCycle();
     this.verifyChecksums = verifyChecksums;
@@ -86,7 +101,7 @@ public final class ChronicleLog implements PartitionLog {
         .rollCycle(options.roll().rollCycle())
         .timeProvider(time)
         .build();
-    ChronicleLog log = new ChronicleLog(queue, options.verifyChecksums());
+    ChronicleLog log = new ChronicleLog(dir, queue, options.verifyChecksums());
     try {
       log.recover();
     } catch (RuntimeException e) {
@@ -148,16 +163,23 @@ public final class ChronicleLog implements PartitionLog {
       long base = endOffset;
       BatchHeader h = BatchCodec.encode(scratch, batch, base, runningMaxTimestamp, endLogPosition, appendCrc);
       try (DocumentContext dc = appender.writingDocument()) {
+        boolean written = false;
         try {
           Bytes<?> out = dc.wire().bytes();
           out.write(scratch.array(), 0, scratch.position());
-        } catch (RuntimeException e) {
-          dc.rollbackOnClose();
-          throw e;
+          written = true;
+        } finally {
+          if (!written) {
+            dc.rollbackOnClose(); // whatever failed (an Error too): never commit half a batch
+          }
         }
       }
       int cycle = appender.cycle(); // not lastIndexAppended(): Chronicle computes that by scanning
+      if (cycle != lastCycle || unflushed.isEmpty()) {
+        unflushed.add(appender.currentFile()); // otherwise it is in the set already
+      }
       if (cycle != lastCycle) {
+        newFileSinceFlush = true; // a segment file was created: its directory entry needs forcing too
         segments.put(base, new Segment(cycle, base, h.runningMaxTimestamp(), h.logPosition()));
         lastCycle = cycle;
       }
@@ -178,11 +200,14 @@ public final class ChronicleLog implements PartitionLog {
       throw new OffsetOutOfRangeException(offset, start, end);
     }
     if (offset == end || maxRecords <= 0) {
+      ensureOpen();
       return ReadResult.empty(offset);
     }
-    Reader r = borrow();
+    closeGate.readLock().lock();
+    Reader r = null;
     try {
       ensureOpen();
+      r = borrow();
       long hinted = hint(offset);
       // A hint can point past the end of a cycle or of the data when it was taken: then search.
       if (hinted < 0 || !r.tailer.moveToIndex(hinted)) {
@@ -217,8 +242,13 @@ public final class ChronicleLog implements PartitionLog {
         remember(next, r); // the tailer now stands on the batch that starts at next
       }
       return new ReadResult(out, next);
+    } catch (IllegalStateException e) { // Chronicle's own "closed" and store failures
+      throw new StorageException("read of " + dir + " failed: " + e.getMessage(), e);
     } finally {
-      release(r);
+      if (r != null) {
+        release(r);
+      }
+      closeGate.readLock().unlock();
     }
   }
 
@@ -323,9 +353,11 @@ public final class ChronicleLog implements PartitionLog {
     if (end == startOffset || runningMaxTimestamp < timestampMs) {
       return end;
     }
-    Reader r = borrow();
+    closeGate.readLock().lock();
+    Reader r = null;
     try {
       ensureOpen();
+      r = borrow();
       // The last segment whose first batch's running max is below the target holds the answer, or
       // the answer is the first batch of the segment after it.
       Segment chosen = null;
@@ -346,8 +378,13 @@ public final class ChronicleLog implements PartitionLog {
       }
       long found = BatchCodec.firstOffsetAtOrAfter(r.buf, 0, r.in.limit(), timestampMs, r.in);
       return found < 0 ? end : found;
+    } catch (IllegalStateException e) {
+      throw new StorageException("time lookup in " + dir + " failed: " + e.getMessage(), e);
     } finally {
-      release(r);
+      if (r != null) {
+        release(r);
+      }
+      closeGate.readLock().unlock();
     }
   }
 
@@ -384,12 +421,44 @@ public final class ChronicleLog implements PartitionLog {
     return segments.size();
   }
 
+  /**
+   * Forces every segment file appended to since the last flush (fsync: on Linux it writes back the
+   * dirty pages of the mapping; Chronicle's own sync() is msync(MS_ASYNC) by default, which waits
+   * for nothing), and the directory when a segment file was created, so the file itself survives a
+   * power loss too.
+   */
   @Override
   public void flush() {
     appendLock.lock();
     try {
       ensureOpen();
-      appender.sync();
+      for (File f : unflushed) {
+        force(f.toPath(), StandardOpenOption.WRITE);
+      }
+      if (newFileSinceFlush) {
+        force(dir, StandardOpenOption.READ);
+      }
+      unflushed.clear();
+      newFileSinceFlush = false;
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  private void force(Path path, StandardOpenOption mode) {
+    try (FileChannel c = FileChannel.open(path, mode)) {
+      c.force(true);
+      filesForced++;
+    } catch (IOException e) {
+      throw new StorageException("cannot force " + path + " to the device: " + e.getMessage(), e);
+    }
+  }
+
+  /** Files and directories forced so far (tests check what flush() covers). */
+  long filesForced() {
+    appendLock.lock();
+    try {
+      return filesForced;
     } finally {
       appendLock.unlock();
     }
@@ -421,6 +490,7 @@ public final class ChronicleLog implements PartitionLog {
 
   @Override
   public void close() {
+    closeGate.writeLock().lock(); // waits for reads in flight
     appendLock.lock();
     try {
       if (closed) {
@@ -434,6 +504,7 @@ public final class ChronicleLog implements PartitionLog {
       queue.close();
     } finally {
       appendLock.unlock();
+      closeGate.writeLock().unlock();
     }
   }
 }

@@ -15,23 +15,27 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One partition of a topic: its log, the checks on what is appended, and the waiters (long polls,
  * tail streams) woken when records arrive, so that nothing waiting for data holds a thread.
  */
 public final class Partition {
+  private static final Logger log = LoggerFactory.getLogger(Partition.class);
   private final Topic topic;
   private final int index;
-  private final PartitionLog log;
+  private final PartitionLog partitionLog;
   private final SegmentRoll roll;
   /** A set: a stream re-registering its waiter while it is still registered must not add a second. */
   private final Set<Runnable> waiters = new LinkedHashSet<>();
+  private volatile boolean closed;
 
   Partition(Topic topic, int index, PartitionLog log, SegmentRoll roll) {
     this.topic = topic;
     this.index = index;
-    this.log = log;
+    this.partitionLog = log;
     this.roll = roll;
   }
 
@@ -56,13 +60,22 @@ public final class Partition {
    *
    * @param maxBatchRecords the broker's limit on records per batch
    */
+  /** After its topic is deleted a partition answers UNKNOWN_TOPIC, never a storage error. */
+  private void checkOpen() {
+    if (closed) {
+      throw new BrokerException(BrokerError.UNKNOWN_TOPIC, "topic '" + topic.name() + "' was deleted");
+    }
+  }
+
   public AppendResult append(List<LogRecord> records, long nowMs, int maxBatchRecords) {
+    checkOpen();
     topic.checkRecords(records, maxBatchRecords, name());
     TopicConfig config = topic.config();
     AppendResult result;
     try {
-      result = log.append(new AppendBatch(records, nowMs, config.logAppendTime(), ProducerStamp.NONE));
+      result = partitionLog.append(new AppendBatch(records, nowMs, config.logAppendTime(), ProducerStamp.NONE));
     } catch (StorageException e) {
+      checkOpen();
       throw new BrokerException(BrokerError.STORAGE_ERROR, "append to " + name() + " failed: " + e.getMessage());
     }
     wakeWaiters();
@@ -71,42 +84,52 @@ public final class Partition {
 
   /** Reads records; offsets outside the log's range fail with OFFSET_OUT_OF_RANGE naming the range. */
   public ReadResult read(long offset, int maxRecords, int maxBytes) {
+    checkOpen();
     try {
-      return log.read(offset, maxRecords, maxBytes);
+      return partitionLog.read(offset, maxRecords, maxBytes);
     } catch (OffsetOutOfRangeException e) {
       throw new BrokerException(BrokerError.OFFSET_OUT_OF_RANGE, name() + ": " + e.getMessage());
     } catch (StorageException e) {
+      checkOpen(); // closed under the read: the topic was deleted
       throw new BrokerException(BrokerError.STORAGE_ERROR, "read of " + name() + " failed: " + e.getMessage());
     }
   }
 
   /** Forces what was appended to the device (SYNCED durability). */
   public void flush() {
+    checkOpen();
     try {
-      log.flush();
+      partitionLog.flush();
     } catch (StorageException e) {
+      checkOpen();
       throw new BrokerException(BrokerError.STORAGE_ERROR, "flush of " + name() + " failed: " + e.getMessage());
     }
   }
 
   public long startOffset() {
-    return log.startOffset();
+    return partitionLog.startOffset();
   }
 
   public long endOffset() {
-    return log.endOffset();
+    return partitionLog.endOffset();
   }
 
   public long sizeBytes() {
-    return log.sizeBytes();
+    return partitionLog.sizeBytes();
   }
 
   public int segmentCount() {
-    return log.segmentCount();
+    return partitionLog.segmentCount();
   }
 
   public long offsetForTimestamp(long timestampMs) {
-    return log.offsetForTimestamp(timestampMs);
+    checkOpen();
+    try {
+      return partitionLog.offsetForTimestamp(timestampMs);
+    } catch (StorageException e) {
+      checkOpen();
+      throw new BrokerException(BrokerError.STORAGE_ERROR, "time lookup in " + name() + " failed: " + e.getMessage());
+    }
   }
 
   /** Checks that an offset lies in [start, end], for positions a reader is about to start at. */
@@ -127,7 +150,7 @@ public final class Partition {
    */
   public boolean whenDataBeyond(long offset, Runnable waiter) {
     synchronized (waiters) {
-      if (log.endOffset() <= offset) {
+      if (!closed && partitionLog.endOffset() <= offset) { // a closed partition runs it at once: no data will come
         waiters.add(waiter);
         return true;
       }
@@ -159,11 +182,20 @@ public final class Partition {
       woken = new ArrayList<>(waiters);
       waiters.clear();
     }
-    woken.forEach(Runnable::run);
+    for (Runnable w : woken) {
+      try {
+        w.run();
+      } catch (RuntimeException e) { // one failing waiter must not starve the others or fail the append
+        log.warn("A waiter on {} failed: {}", name(), e.toString());
+      }
+    }
   }
 
   void close() {
-    log.close();
+    synchronized (waiters) {
+      closed = true;
+    }
+    partitionLog.close();
     wakeWaiters();
   }
 }

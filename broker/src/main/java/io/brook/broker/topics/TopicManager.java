@@ -132,8 +132,9 @@ public final class TopicManager implements AutoCloseable {
       Files.createDirectories(staged);
       m.write(staged);
       Files.move(staged, topicsDir.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+      TopicMetadata.forceDirectory(topicsDir);
     } catch (IOException e) {
-      throw new StorageException("cannot create topic " + name + ": " + e.getMessage(), e);
+      throw new BrokerException(BrokerError.STORAGE_ERROR, "cannot create topic " + name + ": " + e.getMessage());
     }
     Topic topic = open(m);
     log.info("Created topic {} ({} partition{}, id {}, config {})", name, count, count == 1 ? "" : "s", m.id(),
@@ -183,16 +184,24 @@ public final class TopicManager implements AutoCloseable {
 
   public synchronized void delete(String name) {
     Topic topic = get(name);
+    TopicMetadata m = metadata.get(name);
     topics.remove(name);
     metadata.remove(name);
-    topic.close();
+    topic.close(); // waits for reads in flight; waiters are woken and see the topic gone
     Path trashed = trashDir.resolve(topic.id().toString());
     try {
       Files.createDirectories(trashDir);
       Files.move(topicsDir.resolve(name), trashed, StandardCopyOption.ATOMIC_MOVE);
+      TopicMetadata.forceDirectory(topicsDir);
+    } catch (IOException e) {
+      open(m); // nothing was removed: the topic stays, and the caller learns why
+      throw new BrokerException(BrokerError.STORAGE_ERROR, "cannot delete topic " + name + ": " + e.getMessage());
+    }
+    try {
       deleteTree(trashed);
     } catch (IOException | UncheckedIOException e) {
-      log.warn("Topic {} deleted, but its files in {} could not all be removed: {}", name, trashed, e.getMessage());
+      // The topic is gone (no longer under topics/); recovery empties trash/ at the next start.
+      log.warn("Topic {} deleted, but its files in {} could not all be removed yet: {}", name, trashed, e.getMessage());
     }
     log.info("Deleted topic {} (id {})", name, topic.id());
   }

@@ -1,5 +1,7 @@
 package io.brook.broker.topics;
 
+import io.brook.broker.errors.BrokerError;
+import io.brook.broker.errors.BrokerException;
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.storage.StorageException;
 import java.io.IOException;
@@ -44,8 +46,16 @@ record TopicMetadata(UUID id, String name, long createdAtMs, Map<String, String>
         c.force(true);
       }
       Files.move(tmp, topicDir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      forceDirectory(topicDir);
     } catch (IOException e) {
-      throw new StorageException("cannot write metadata of topic " + name + ": " + e.getMessage(), e);
+      throw new BrokerException(BrokerError.STORAGE_ERROR, "cannot write metadata of topic " + name + ": " + e.getMessage());
+    }
+  }
+
+  /** A rename is durable only once its directory is forced (power loss, not kill -9). */
+  static void forceDirectory(Path dir) throws IOException {
+    try (FileChannel c = FileChannel.open(dir, StandardOpenOption.READ)) {
+      c.force(true);
     }
   }
 

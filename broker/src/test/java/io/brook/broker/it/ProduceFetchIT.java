@@ -320,6 +320,44 @@ class ProduceFetchIT {
   }
 
   @Test
+  void aCaughtUpTailEndsWithNotFoundWhenItsTopicIsDeleted() throws Exception {
+    wire.create("doomed", 1);
+    wire.produceValues("doomed", 0, 2, "d");
+    BlockingQueue<Object> events = new LinkedBlockingQueue<>();
+    FetchServiceGrpc.newStub(broker.channel()).tail(TailRequest.newBuilder()
+        .addPartitions(TailPartition.newBuilder().setTopic("doomed").setPartition(0)
+            .setStart(Position.newBuilder().setOffset(0)))
+        .build(), new StreamObserver<>() {
+          @Override public void onNext(TailResponse r) { events.add(r); }
+          @Override public void onError(Throwable t) { events.add(t); }
+          @Override public void onCompleted() { events.add("completed"); }
+        });
+    assertThat(events.poll(30, TimeUnit.SECONDS)).isInstanceOf(TailResponse.class);
+    Thread.sleep(200); // caught up: waiting on the partition
+    wire.admin.deleteTopic(io.brook.protocol.v1.DeleteTopicRequest.newBuilder().setName("doomed").build());
+    Object end = events.poll(30, TimeUnit.SECONDS);
+    assertThat(end).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+      assertThat(e.getStatus().getDescription()).contains("doomed").contains("deleted");
+    });
+  }
+
+  @Test
+  void maxBytesBoundsTheWholeAnswerNotEachPartition() {
+    wire.create("budget", 2);
+    Record large = Record.newBuilder().setValue(ByteString.copyFrom(new byte[600_000])).build();
+    wire.produce("budget", 0, List.of(large));
+    wire.produce("budget", 1, List.of(large));
+    FetchResponse r = wire.fetch.fetch(FetchRequest.newBuilder()
+        .addPartitions(FetchPartition.newBuilder().setTopic("budget").setPartition(0).setOffset(0))
+        .addPartitions(FetchPartition.newBuilder().setTopic("budget").setPartition(1).setOffset(0))
+        .setMaxBytes(1_000_000).build());
+    assertThat(r.getPartitions(0).getRecordsCount()).as("the first record always comes").isEqualTo(1);
+    assertThat(r.getPartitions(1).getRecordsCount()).as("a second would exceed max_bytes").isZero();
+    assertThat(r.getPartitions(1).getNextOffset()).isZero();
+  }
+
+  @Test
   void aSlowTailReaderDoesNotMakeTheBrokerBufferEverything() throws Exception {
     // 40 MB in the log; a tail that reads nothing must leave the broker alive and able to serve.
     wire.create("slow", 1);

@@ -107,6 +107,37 @@ class ChronicleLogTest {
     assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)).isLessThan(5);
   }
 
+  @Test
+  void flushForcesEverySegmentFileWrittenSinceTheLastFlushAndTheDirectoryForNewOnes() {
+    ManualClock clock = new ManualClock(T0);
+    try (ChronicleLog log = ChronicleLog.open(dir, new LogOptions(SegmentRoll.ONE_SECOND, clock, false))) {
+      log.append(AppendBatch.of(List.of(record("a", T0)), T0));
+      log.flush();
+      assertThat(log.filesForced()).as("new segment: its file and the directory").isEqualTo(2);
+      log.append(AppendBatch.of(List.of(record("b", T0)), T0));
+      log.flush();
+      assertThat(log.filesForced()).as("same segment: its file").isEqualTo(3);
+      log.flush();
+      assertThat(log.filesForced()).as("nothing appended: nothing to force").isEqualTo(3);
+      log.append(AppendBatch.of(List.of(record("c", T0)), T0));
+      clock.advance(1000);
+      log.append(AppendBatch.of(List.of(record("d", T0)), T0)); // rolls: two files unflushed now
+      log.flush();
+      assertThat(log.filesForced()).as("both segments and the directory").isEqualTo(6);
+    }
+  }
+
+  @Test
+  void readsOfAClosedLogFailWithAStorageErrorNotAChronicleOne() {
+    ChronicleLog log = ChronicleLog.open(dir, LogOptions.defaults());
+    log.append(AppendBatch.of(List.of(record("x", T0)), T0));
+    log.close();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> log.read(0, 10, 100))
+        .isInstanceOf(StorageException.class).hasMessageContaining("closed");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> log.offsetForTimestamp(T0))
+        .isInstanceOf(StorageException.class).hasMessageContaining("closed");
+  }
+
   static LogRecord record(String value, long ts) {
     return LogRecord.of(null, value.getBytes(StandardCharsets.UTF_8), ts, List.of());
   }

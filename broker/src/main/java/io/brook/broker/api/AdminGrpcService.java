@@ -91,7 +91,8 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
           .setEndOffset(p.endOffset())
           .setSizeBytes(p.sizeBytes())
           .setSegmentRoll(p.segmentRoll().label())
-          .setSegmentCount(p.segmentCount()));
+          .setSegmentCount(p.segmentCount())
+          .setForceCount(p.forceCount()));
     }
     return b.build();
   }

@@ -1,5 +1,6 @@
 package io.brook.broker.api;
 
+import io.brook.broker.durability.Flusher;
 import java.time.InstantSource;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -10,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
  *
  * @param readExecutor bounded pool for long polls and tail streams woken by appends
  * @param timer fires long-poll timeouts
+ * @param flusher forces partitions for SYNCED produces (group commit)
  */
 public record ApiSettings(int maxBatchRecords, int produceStreamMaxInflight, long fetchMaxWaitMs,
-    InstantSource clock, Executor readExecutor, ScheduledExecutorService timer) {}
+    InstantSource clock, Executor readExecutor, ScheduledExecutorService timer, Flusher flusher) {}

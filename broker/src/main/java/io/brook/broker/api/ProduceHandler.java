@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Appends the batches of one produce request and builds its answer; shared by the unary call and
@@ -33,8 +34,13 @@ final class ProduceHandler {
     this.settings = settings;
   }
 
-  /** @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT when the request as a whole is malformed */
-  ProduceResponse handle(ProduceRequest request) {
+  /**
+   * Appends at once (on the calling thread); the answer completes then for WRITTEN, and after the
+   * group-commit force of every partition written for SYNCED.
+   *
+   * @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT when the request as a whole is malformed
+   */
+  CompletableFuture<ProduceResponse> handle(ProduceRequest request) {
     if (request.getBatchesCount() == 0) {
       throw Errors.invalid("a produce request needs at least one batch");
     }
@@ -57,17 +63,24 @@ final class ProduceHandler {
             .setErrorMessage(e.getMessage()));
       }
     }
-    if (request.getDurability() == Durability.DURABILITY_SYNCED) {
-      // One force per partition written, before answering. Group commit across requests: next step.
-      for (Partition p : written) {
-        try {
-          p.flush();
-        } catch (BrokerException e) {
-          failResultsOf(response, p, e); // written but not forced: that partition's results say so
-        }
-      }
+    if (request.getDurability() != Durability.DURABILITY_SYNCED || written.isEmpty()) {
+      return CompletableFuture.completedFuture(response.build());
     }
-    return response.build();
+    List<CompletableFuture<Void>> forces = new ArrayList<>();
+    for (Partition p : written) {
+      forces.add(settings.flusher().force(p).exceptionally(failure -> {
+        synchronized (response) { // written but not forced: that partition's results say so
+          failResultsOf(response, p, failure instanceof BrokerException b ? b
+              : new BrokerException(io.brook.broker.errors.BrokerError.STORAGE_ERROR, failure.getMessage()));
+        }
+        return null;
+      }));
+    }
+    return CompletableFuture.allOf(forces.toArray(CompletableFuture[]::new)).thenApply(v -> {
+      synchronized (response) {
+        return response.build();
+      }
+    });
   }
 
   private void appendBatch(int index, ProduceBatch batch, long now, ProduceResponse.Builder response,

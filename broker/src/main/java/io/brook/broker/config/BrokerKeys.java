@@ -31,6 +31,9 @@ public final class BrokerKeys {
       false);
   public static final ConfigKey<Long> FETCH_MAX_WAIT_MS = new ConfigKey<>("fetch.max.wait.ms", "30000",
       s -> Parsers.longAtLeast(s, 0), "Upper bound on a fetch's max_wait_ms (longer waits are cut to this).", false);
+  public static final ConfigKey<Boolean> SYNC_GROUP_COMMIT = new ConfigKey<>("sync.group.commit", "true",
+      Parsers::bool, "SYNCED produces waiting at the same time share one force (group commit); false forces "
+      + "once per request (a baseline for benchmarks).", false);
   public static final ConfigKey<Integer> DEFAULT_PARTITIONS = new ConfigKey<>("default.partitions", "1",
       Parsers::positiveInt, "Partitions of a topic created without a count.", false);
   public static final ConfigKey<SegmentRoll> DEFAULT_SEGMENT_ROLL = new ConfigKey<>("default.segment.roll", "1h",
@@ -44,6 +47,6 @@ public final class BrokerKeys {
       String.valueOf(1 << 20), Parsers::positiveInt, "max.message.bytes of topics created without one.", false);
 
   public static final List<ConfigKey<?>> ALL = List.of(DATA_DIR, GRPC_LISTEN, GRPC_THREADS, READ_THREADS,
-      MAX_REQUEST_BYTES, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, DEFAULT_PARTITIONS,
+      MAX_REQUEST_BYTES, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, DEFAULT_PARTITIONS,
       DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, DEFAULT_MAX_MESSAGE_BYTES);
 }

@@ -23,6 +23,16 @@ final class Parsers {
     return v;
   }
 
+  static boolean bool(String s) {
+    if (s.equalsIgnoreCase("true")) {
+      return true;
+    }
+    if (s.equalsIgnoreCase("false")) {
+      return false;
+    }
+    throw new IllegalArgumentException("must be true or false");
+  }
+
   static Path path(String s) {
     if (s.isEmpty()) {
       throw new IllegalArgumentException("must not be empty");

@@ -7,6 +7,7 @@ import io.brook.broker.api.ProduceGrpcService;
 import io.brook.broker.api.ReadinessInterceptor;
 import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
+import io.brook.broker.durability.Flusher;
 import io.brook.broker.storage.DataDirectoryLock;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.topics.Partition;
@@ -52,6 +53,7 @@ public final class Broker implements AutoCloseable {
   private final ExecutorService grpcExecutor;
   private final ExecutorService readExecutor;
   private final ScheduledExecutorService timer;
+  private final Flusher flusher;
   private volatile boolean ready;
 
   private Broker(BrokerConfig config, LogFactory logFactory, InstantSource clock) throws IOException {
@@ -65,9 +67,10 @@ public final class Broker implements AutoCloseable {
           config.get(BrokerKeys.DEFAULT_RETENTION_BYTES), config.get(BrokerKeys.DEFAULT_SEGMENT_ROLL),
           config.get(BrokerKeys.DEFAULT_MAX_MESSAGE_BYTES));
       topics = new TopicManager(dataDir, defaults, config.get(BrokerKeys.DEFAULT_PARTITIONS), logFactory, clock);
+      flusher = new Flusher(config.get(BrokerKeys.SYNC_GROUP_COMMIT));
       ApiSettings settings = new ApiSettings(config.get(BrokerKeys.MAX_BATCH_RECORDS),
           config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), config.get(BrokerKeys.FETCH_MAX_WAIT_MS), clock,
-          readExecutor, timer);
+          readExecutor, timer, flusher);
       health = new HealthStatusManager();
       SERVICES.forEach(s -> health.setStatus(s, ServingStatus.NOT_SERVING));
       ReadinessInterceptor gate = new ReadinessInterceptor(() -> ready);
@@ -148,6 +151,7 @@ public final class Broker implements AutoCloseable {
       Thread.currentThread().interrupt();
       server.shutdownNow();
     }
+    flusher.close(); // answers what still waits for a force with an error: the broker is stopping
     topics.close(); // wakes waiters while their executors still run
     timer.shutdownNow();
     readExecutor.shutdownNow();

@@ -31,6 +31,7 @@ public final class Partition {
   /** A set: a stream re-registering its waiter while it is still registered must not add a second. */
   private final Set<Runnable> waiters = new LinkedHashSet<>();
   private volatile boolean closed;
+  private final java.util.concurrent.atomic.AtomicLong forces = new java.util.concurrent.atomic.AtomicLong();
 
   Partition(Topic topic, int index, PartitionLog log, SegmentRoll roll) {
     this.topic = topic;
@@ -100,10 +101,16 @@ public final class Partition {
     checkOpen();
     try {
       partitionLog.flush();
+      forces.incrementAndGet();
     } catch (StorageException e) {
       checkOpen();
       throw new BrokerException(BrokerError.STORAGE_ERROR, "flush of " + name() + " failed: " + e.getMessage());
     }
+  }
+
+  /** Forces done for SYNCED produces (a counter tests and metrics read; group commit keeps it low). */
+  public long forceCount() {
+    return forces.get();
   }
 
   public long startOffset() {

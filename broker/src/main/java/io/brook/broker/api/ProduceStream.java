@@ -1,0 +1,110 @@
+package io.brook.broker.api;
+
+import io.brook.protocol.v1.ProduceResponse;
+import io.brook.protocol.v1.ProduceStreamRequest;
+import io.brook.protocol.v1.ProduceStreamResponse;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One produce stream. Requests are appended as they arrive; their answers complete at once
+ * (WRITTEN) or after a group-commit force (SYNCED), possibly out of order, and are sent strictly in
+ * request order from a FIFO.
+ *
+ * <p>Inbound flow control: the broker asks gRPC for at most {@code maxInflight} requests ahead and
+ * for one more only when it has sent an answer while the client reads; a client that sends faster
+ * than the broker answers, or stops reading answers, waits instead of filling the broker's heap.
+ * gRPC callbacks and force completions (the flusher thread) meet here: all state is guarded by
+ * this object's monitor, so the stream is written by one thread at a time.
+ */
+final class ProduceStream implements StreamObserver<ProduceStreamRequest> {
+  private record Pending(long correlationId, CompletableFuture<ProduceResponse> answer) {}
+
+  private final ProduceHandler handler;
+  private final ServerCallStreamObserver<ProduceStreamResponse> call;
+  private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+  private int owed;
+  private boolean clientDone;
+  private boolean closed;
+
+  ProduceStream(ProduceHandler handler, ServerCallStreamObserver<ProduceStreamResponse> call, int maxInflight) {
+    this.handler = handler;
+    this.call = call;
+    call.disableAutoRequest();
+    call.setOnReadyHandler(this::onReady);
+    call.setOnCancelHandler(this::onCancel);
+    call.request(maxInflight);
+  }
+
+  @Override
+  public void onNext(ProduceStreamRequest message) {
+    CompletableFuture<ProduceResponse> answer;
+    try {
+      answer = handler.handle(message.getRequest());
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e); // sent in order, after the answers before it
+    }
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      pending.add(new Pending(message.getCorrelationId(), answer));
+    }
+    answer.whenComplete((r, f) -> sendReady());
+  }
+
+  /** Sends every answer at the head of the FIFO that is complete. */
+  private synchronized void sendReady() {
+    while (!closed && !pending.isEmpty() && pending.peek().answer().isDone()) {
+      Pending head = pending.poll();
+      ProduceResponse response;
+      try {
+        response = head.answer().join();
+      } catch (RuntimeException e) {
+        closed = true; // a malformed request ends the stream, after everything before it was answered
+        StatusRuntimeException status = Errors.toStatus(e.getCause() != null ? e.getCause() : e);
+        call.onError(status);
+        return;
+      }
+      call.onNext(ProduceStreamResponse.newBuilder().setCorrelationId(head.correlationId()).setResponse(response)
+          .build());
+      if (call.isReady()) {
+        call.request(1);
+      } else {
+        owed++;
+      }
+    }
+    if (!closed && clientDone && pending.isEmpty()) {
+      closed = true;
+      call.onCompleted();
+    }
+  }
+
+  private synchronized void onReady() {
+    if (owed > 0 && !closed && call.isReady()) {
+      call.request(owed);
+      owed = 0;
+    }
+  }
+
+  private synchronized void onCancel() {
+    closed = true;
+    pending.clear();
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    onCancel(); // the client went away; every answered request was already appended
+  }
+
+  @Override
+  public void onCompleted() {
+    synchronized (this) {
+      clientDone = true;
+    }
+    sendReady();
+  }
+}

@@ -26,11 +26,17 @@ public final class Flusher implements AutoCloseable {
 
   private final LinkedBlockingQueue<Waiting> queue = new LinkedBlockingQueue<>();
   private final boolean grouping;
+  private final java.util.concurrent.Executor completions;
   private final Thread thread;
   private volatile boolean running = true;
 
-  public Flusher(boolean grouping) {
+  /**
+   * @param completions runs the answers' completions (gRPC writes), so the flusher goes back to
+   *     forcing at once instead of sending answers itself
+   */
+  public Flusher(boolean grouping, java.util.concurrent.Executor completions) {
     this.grouping = grouping;
+    this.completions = completions;
     this.thread = new Thread(this::run, "brook-flusher");
     thread.setDaemon(true);
     thread.start();
@@ -71,14 +77,30 @@ public final class Flusher implements AutoCloseable {
   }
 
   private void forceOnce(Partition p, List<CompletableFuture<Void>> waiting) {
+    Throwable failure = null;
     try {
       p.flush();
-      waiting.forEach(f -> f.complete(null));
     } catch (BrokerException e) {
-      waiting.forEach(f -> f.completeExceptionally(e));
+      failure = e;
     } catch (RuntimeException e) {
       log.warn("Forcing {} failed", p.name(), e);
-      waiting.forEach(f -> f.completeExceptionally(e));
+      failure = e;
+    }
+    Throwable outcome = failure;
+    try {
+      completions.execute(() -> complete(waiting, outcome));
+    } catch (java.util.concurrent.RejectedExecutionException e) { // stopping: answer here
+      complete(waiting, outcome);
+    }
+  }
+
+  private static void complete(List<CompletableFuture<Void>> waiting, Throwable failure) {
+    for (CompletableFuture<Void> f : waiting) {
+      if (failure == null) {
+        f.complete(null);
+      } else {
+        f.completeExceptionally(failure);
+      }
     }
   }
 

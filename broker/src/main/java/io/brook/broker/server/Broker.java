@@ -67,7 +67,7 @@ public final class Broker implements AutoCloseable {
           config.get(BrokerKeys.DEFAULT_RETENTION_BYTES), config.get(BrokerKeys.DEFAULT_SEGMENT_ROLL),
           config.get(BrokerKeys.DEFAULT_MAX_MESSAGE_BYTES));
       topics = new TopicManager(dataDir, defaults, config.get(BrokerKeys.DEFAULT_PARTITIONS), logFactory, clock);
-      flusher = new Flusher(config.get(BrokerKeys.SYNC_GROUP_COMMIT));
+      flusher = new Flusher(config.get(BrokerKeys.SYNC_GROUP_COMMIT), grpcExecutor);
       ApiSettings settings = new ApiSettings(config.get(BrokerKeys.MAX_BATCH_RECORDS),
           config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), config.get(BrokerKeys.FETCH_MAX_WAIT_MS), clock,
           readExecutor, timer, flusher);

@@ -92,7 +92,8 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
           .setSizeBytes(p.sizeBytes())
           .setSegmentRoll(p.segmentRoll().label())
           .setSegmentCount(p.segmentCount())
-          .setForceCount(p.forceCount()));
+          .setForceCount(p.forceCount())
+          .setProducerCount(p.producerCount()));
     }
     return b.build();
   }

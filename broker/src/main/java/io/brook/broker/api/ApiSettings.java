@@ -1,6 +1,7 @@
 package io.brook.broker.api;
 
 import io.brook.broker.durability.Flusher;
+import io.brook.broker.producers.ProducerIds;
 import java.time.InstantSource;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -12,6 +13,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param readExecutor bounded pool for long polls and tail streams woken by appends
  * @param timer fires long-poll timeouts
  * @param flusher forces partitions for SYNCED produces (group commit)
+ * @param producerIds hands out idempotent producer ids and epochs
  */
 public record ApiSettings(int maxBatchRecords, int produceStreamMaxInflight, long fetchMaxWaitMs,
-    InstantSource clock, Executor readExecutor, ScheduledExecutorService timer, Flusher flusher) {}
+    InstantSource clock, Executor readExecutor, ScheduledExecutorService timer, Flusher flusher,
+    ProducerIds producerIds) {}

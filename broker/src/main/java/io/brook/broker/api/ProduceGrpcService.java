@@ -1,6 +1,8 @@
 package io.brook.broker.api;
 
 import io.brook.broker.topics.TopicManager;
+import io.brook.protocol.v1.InitProducerRequest;
+import io.brook.protocol.v1.InitProducerResponse;
 import io.brook.protocol.v1.ProduceRequest;
 import io.brook.protocol.v1.ProduceResponse;
 import io.brook.protocol.v1.ProduceServiceGrpc;
@@ -14,10 +16,32 @@ import java.util.concurrent.CompletableFuture;
 public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceImplBase {
   private final ProduceHandler handler;
   private final int maxInflight;
+  private final ApiSettings settings;
 
   public ProduceGrpcService(TopicManager topics, ApiSettings settings) {
     this.handler = new ProduceHandler(topics, settings);
     this.maxInflight = settings.produceStreamMaxInflight();
+    this.settings = settings;
+  }
+
+  @Override
+  public void initProducer(InitProducerRequest request, StreamObserver<InitProducerResponse> out) {
+    InitProducerResponse response;
+    try {
+      if (request.hasProducerId()) {
+        short epoch = settings.producerIds().bump(request.getProducerId(), settings.clock().millis());
+        response = InitProducerResponse.newBuilder().setProducerId(request.getProducerId()).setProducerEpoch(epoch)
+            .build();
+      } else {
+        response = InitProducerResponse.newBuilder().setProducerId(settings.producerIds().allocate())
+            .setProducerEpoch(0).build();
+      }
+    } catch (RuntimeException e) {
+      out.onError(Errors.toStatus(e));
+      return;
+    }
+    out.onNext(response);
+    out.onCompleted();
   }
 
   @Override

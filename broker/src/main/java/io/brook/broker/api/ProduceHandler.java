@@ -47,13 +47,21 @@ final class ProduceHandler {
     if (request.getDurability() == Durability.UNRECOGNIZED) {
       throw Errors.invalid("unknown durability " + request.getDurabilityValue());
     }
+    if (request.hasProducerId() && (request.getProducerEpoch() < 0 || request.getProducerEpoch() > Short.MAX_VALUE)) {
+      throw Errors.invalid("producer_epoch must be 0.." + Short.MAX_VALUE + ", got " + request.getProducerEpoch());
+    }
     ProduceResponse.Builder response = ProduceResponse.newBuilder();
     Set<Partition> written = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     long now = settings.clock().millis();
     for (int i = 0; i < request.getBatchesCount(); i++) {
       ProduceBatch batch = request.getBatches(i);
       try {
-        appendBatch(i, batch, now, response, written);
+        if (request.hasProducerId()) {
+          appendIdempotent(i, batch, request.getProducerId(), (short) request.getProducerEpoch(), now, response,
+              written);
+        } else {
+          appendBatch(i, batch, now, response, written);
+        }
       } catch (BrokerException e) {
         response.addResults(ProduceResult.newBuilder()
             .setBatchIndex(i)
@@ -81,6 +89,30 @@ final class ProduceHandler {
         return response.build();
       }
     });
+  }
+
+  /**
+   * An idempotent producer's batch: the identity is checked against the broker's registry (a fenced
+   * epoch fails even on a partition the new instance has not written yet), the sequence against the
+   * partition's producer state.
+   */
+  private void appendIdempotent(int index, ProduceBatch batch, long producerId, short epoch, long now,
+      ProduceResponse.Builder response, Set<Partition> written) {
+    if (!batch.hasPartition() || !batch.hasBaseSequence()) {
+      throw new BrokerException(io.brook.broker.errors.BrokerError.INVALID_REQUEST,
+          "an idempotent producer's batch must name its partition and carry base_sequence");
+    }
+    if (batch.getBaseSequence() < 0) {
+      throw new BrokerException(io.brook.broker.errors.BrokerError.INVALID_REQUEST,
+          "base_sequence must be >= 0, got " + batch.getBaseSequence());
+    }
+    settings.producerIds().checkCurrent(producerId, epoch);
+    Partition p = topics.get(batch.getTopic()).partition(batch.getPartition());
+    Partition.IdempotentAppend r = p.appendIdempotent(RecordMapper.toLog(batch.getRecordsList()), now,
+        settings.maxBatchRecords(), new io.brook.broker.storage.ProducerStamp(producerId, epoch,
+            batch.getBaseSequence()));
+    written.add(p); // a retried SYNCED batch is forced too: its first answer may never have arrived
+    response.addResults(result(index, p, r.result()).setDuplicate(r.duplicate()));
   }
 
   private void appendBatch(int index, ProduceBatch batch, long now, ProduceResponse.Builder response,

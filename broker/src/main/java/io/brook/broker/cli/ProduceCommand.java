@@ -6,6 +6,8 @@ import io.brook.protocol.v1.AdminServiceGrpc;
 import io.brook.protocol.v1.DescribeTopicRequest;
 import io.brook.protocol.v1.Durability;
 import io.brook.protocol.v1.Header;
+import io.brook.protocol.v1.InitProducerRequest;
+import io.brook.protocol.v1.InitProducerResponse;
 import io.brook.protocol.v1.ProduceBatch;
 import io.brook.protocol.v1.ProduceRequest;
 import io.brook.protocol.v1.ProduceResult;
@@ -59,6 +61,9 @@ final class ProduceCommand implements Callable<Integer> {
   @Option(names = "--durability", description = "written (default) or synced (forced to disk before the answer).",
       defaultValue = "written")
   String durability;
+  @Option(names = "--no-idempotence", description = "Send as a plain producer (by default the CLI is an idempotent "
+      + "producer: the broker never writes a batch twice).")
+  boolean noIdempotence;
 
   private static final int BATCH_BYTES = 512 * 1024;
 
@@ -83,7 +88,9 @@ final class ProduceCommand implements Callable<Integer> {
         throw new CliException("topic " + topic + " has no partition " + partition + " (it has " + partitions + ")",
             BrookCli.EXIT_USAGE);
       }
-      Sender sender = new Sender(channel, level);
+      InitProducerResponse identity = noIdempotence ? null
+          : ProduceServiceGrpc.newBlockingStub(channel).initProducer(InitProducerRequest.getDefaultInstance());
+      Sender sender = new Sender(channel, level, identity, partitions);
       List<List<Record>> pending = new ArrayList<>();
       int[] pendingBytes = new int[partitions];
       for (int i = 0; i < partitions; i++) {
@@ -148,10 +155,15 @@ final class ProduceCommand implements Callable<Integer> {
     final java.util.Queue<Integer> sentCounts = new java.util.concurrent.ConcurrentLinkedQueue<>();
     final StreamObserver<ProduceStreamRequest> requests;
     final Durability durability;
+    final InitProducerResponse identity;
+    /** The next sequence per partition, for the idempotent producer. */
+    final int[] nextSequence;
     long nextId;
 
-    Sender(ManagedChannel channel, Durability durability) {
+    Sender(ManagedChannel channel, Durability durability, InitProducerResponse identity, int partitions) {
       this.durability = durability;
+      this.identity = identity;
+      this.nextSequence = new int[partitions];
       this.requests = ProduceServiceGrpc.newStub(channel).produceStream(this);
     }
 
@@ -161,11 +173,16 @@ final class ProduceCommand implements Callable<Integer> {
         throw failure.get();
       }
       sentCounts.add(records.size());
-      requests.onNext(ProduceStreamRequest.newBuilder()
-          .setCorrelationId(nextId++)
-          .setRequest(ProduceRequest.newBuilder().setDurability(durability)
-              .addBatches(ProduceBatch.newBuilder().setTopic(topic).setPartition(partition).addAllRecords(records)))
-          .build());
+      ProduceBatch.Builder batch = ProduceBatch.newBuilder().setTopic(topic).setPartition(partition)
+          .addAllRecords(records);
+      ProduceRequest.Builder request = ProduceRequest.newBuilder().setDurability(durability);
+      if (identity != null) {
+        request.setProducerId(identity.getProducerId()).setProducerEpoch(identity.getProducerEpoch());
+        batch.setBaseSequence(nextSequence[partition]);
+        nextSequence[partition] = (int) (((long) nextSequence[partition] + records.size()) % (1L << 31));
+      }
+      requests.onNext(ProduceStreamRequest.newBuilder().setCorrelationId(nextId++)
+          .setRequest(request.addBatches(batch)).build());
     }
 
     void finish() throws InterruptedException {

@@ -34,6 +34,13 @@ public final class BrokerKeys {
   public static final ConfigKey<Boolean> SYNC_GROUP_COMMIT = new ConfigKey<>("sync.group.commit", "true",
       Parsers::bool, "SYNCED produces waiting at the same time share one force (group commit); false forces "
       + "once per request (a baseline for benchmarks).", false);
+  public static final ConfigKey<Long> PRODUCER_ID_EXPIRATION_MS = new ConfigKey<>("producer.id.expiration.ms",
+      "86400000", s -> Parsers.longAtLeast(s, 1), "An idempotent producer that has not written for this long is "
+      + "forgotten (its next batch must start a new producer); every CLI run is a new producer.", false);
+  public static final ConfigKey<Long> PRODUCER_MAINTENANCE_INTERVAL_MS = new ConfigKey<>(
+      "producer.maintenance.interval.ms", "30000", s -> Parsers.longAtLeast(s, 10),
+      "How often producer state is snapshotted (so recovery reads the log only after the snapshot) and expired "
+      + "producers are removed.", false);
   public static final ConfigKey<Integer> DEFAULT_PARTITIONS = new ConfigKey<>("default.partitions", "1",
       Parsers::positiveInt, "Partitions of a topic created without a count.", false);
   public static final ConfigKey<SegmentRoll> DEFAULT_SEGMENT_ROLL = new ConfigKey<>("default.segment.roll", "1h",
@@ -47,6 +54,7 @@ public final class BrokerKeys {
       String.valueOf(1 << 20), Parsers::positiveInt, "max.message.bytes of topics created without one.", false);
 
   public static final List<ConfigKey<?>> ALL = List.of(DATA_DIR, GRPC_LISTEN, GRPC_THREADS, READ_THREADS,
-      MAX_REQUEST_BYTES, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, DEFAULT_PARTITIONS,
+      MAX_REQUEST_BYTES, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
+      PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS,
       DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, DEFAULT_MAX_MESSAGE_BYTES);
 }

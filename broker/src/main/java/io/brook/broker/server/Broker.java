@@ -8,6 +8,7 @@ import io.brook.broker.api.ReadinessInterceptor;
 import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
 import io.brook.broker.durability.Flusher;
+import io.brook.broker.producers.ProducerIds;
 import io.brook.broker.storage.DataDirectoryLock;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.topics.Partition;
@@ -54,6 +55,10 @@ public final class Broker implements AutoCloseable {
   private final ExecutorService readExecutor;
   private final ScheduledExecutorService timer;
   private final Flusher flusher;
+  private final ProducerIds producerIds;
+  private final long producerExpirationMs;
+  private final long producerMaintenanceMs;
+  private final InstantSource clock;
   private volatile boolean ready;
 
   private Broker(BrokerConfig config, LogFactory logFactory, InstantSource clock) throws IOException {
@@ -68,9 +73,13 @@ public final class Broker implements AutoCloseable {
           config.get(BrokerKeys.DEFAULT_MAX_MESSAGE_BYTES));
       topics = new TopicManager(dataDir, defaults, config.get(BrokerKeys.DEFAULT_PARTITIONS), logFactory, clock);
       flusher = new Flusher(config.get(BrokerKeys.SYNC_GROUP_COMMIT), grpcExecutor);
+      producerIds = new ProducerIds(dataDir);
       ApiSettings settings = new ApiSettings(config.get(BrokerKeys.MAX_BATCH_RECORDS),
           config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), config.get(BrokerKeys.FETCH_MAX_WAIT_MS), clock,
-          readExecutor, timer, flusher);
+          readExecutor, timer, flusher, producerIds);
+      producerExpirationMs = config.get(BrokerKeys.PRODUCER_ID_EXPIRATION_MS);
+      producerMaintenanceMs = config.get(BrokerKeys.PRODUCER_MAINTENANCE_INTERVAL_MS);
+      this.clock = clock;
       health = new HealthStatusManager();
       SERVICES.forEach(s -> health.setStatus(s, ServingStatus.NOT_SERVING));
       ReadinessInterceptor gate = new ReadinessInterceptor(() -> ready);
@@ -113,6 +122,8 @@ public final class Broker implements AutoCloseable {
           .mapToLong(p -> p.endOffset() - p.startOffset()).sum();
       log.info("Recovered {} topics, {} partitions, {} records in {} ms", broker.topics.list().size(), partitions,
           records, recoveryMs);
+      broker.timer.scheduleWithFixedDelay(broker::maintainProducers, broker.producerMaintenanceMs,
+          broker.producerMaintenanceMs, TimeUnit.MILLISECONDS);
       broker.ready = true;
       SERVICES.forEach(s -> broker.health.setStatus(s, ServingStatus.SERVING));
       log.info("Brook ready: gRPC on {}:{}, data in {}", config.get(BrokerKeys.GRPC_LISTEN).getHostString(),
@@ -121,6 +132,23 @@ public final class Broker implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       broker.close();
       throw e;
+    }
+  }
+
+  /** Expires idle producers and snapshots producer state, so neither memory nor recovery grows. */
+  private void maintainProducers() {
+    try {
+      long cutoff = clock.millis() - producerExpirationMs;
+      int expired = producerIds.expire(cutoff);
+      for (Partition p : topics.allPartitions()) {
+        expired += p.expireProducers(cutoff);
+        p.snapshotProducers();
+      }
+      if (expired > 0) {
+        log.info("Expired {} idle producer entries (producer.id.expiration.ms={})", expired, producerExpirationMs);
+      }
+    } catch (RuntimeException e) {
+      log.warn("Producer maintenance failed: {}", e.toString());
     }
   }
 

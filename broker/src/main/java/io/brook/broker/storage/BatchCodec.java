@@ -118,6 +118,11 @@ final class BatchCodec {
     return size;
   }
 
+  static BatchInfo info(byte[] b, int from, int length) {
+    BatchHeader h = header(b, from, length);
+    return new BatchInfo(h.baseOffset(), h.recordCount(), h.appendTimeMs(), producer(b, from));
+  }
+
   /** Where the records start: after the fixed header and, for producer batches, the producer fields. */
   static int headerSize(byte[] b, int from) {
     return (b[from + ATTRIBUTES] & ATTR_PRODUCER) != 0 ? HEADER_SIZE_WITH_PRODUCER : HEADER_SIZE;

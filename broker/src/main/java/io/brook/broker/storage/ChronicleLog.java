@@ -410,6 +410,44 @@ public final class ChronicleLog implements PartitionLog {
   }
 
   @Override
+  public void forEachBatch(long fromOffset, java.util.function.Consumer<BatchInfo> visitor) {
+    closeGate.readLock().lock();
+    Reader r = null;
+    try {
+      ensureOpen();
+      long end = endOffset;
+      long from = Math.max(fromOffset, startOffset);
+      if (from >= end) {
+        return;
+      }
+      r = borrow();
+      if (!r.tailer.moveToIndex(locate(r, from))) {
+        throw new StorageException("batch for offset " + from + " not found in " + dir);
+      }
+      for (long next = from; next < end; ) {
+        try (DocumentContext dc = r.tailer.readingDocument()) {
+          if (!dc.isPresent()) {
+            break;
+          }
+          Bytes<?> bytes = dc.wire().bytes();
+          int length = (int) bytes.readRemaining();
+          bytes.read(r.buf, 0, Math.min(length, BatchCodec.HEADER_SIZE_WITH_PRODUCER));
+          BatchInfo info = BatchCodec.info(r.buf, 0, length);
+          visitor.accept(info);
+          next = info.baseOffset() + info.recordCount();
+        }
+      }
+    } catch (IllegalStateException e) {
+      throw new StorageException("scan of " + dir + " failed: " + e.getMessage(), e);
+    } finally {
+      if (r != null) {
+        release(r);
+      }
+      closeGate.readLock().unlock();
+    }
+  }
+
+  @Override
   public long sizeBytes() {
     long end = endOffset; // volatile read first: makes endLogPosition current
     Map.Entry<Long, Segment> first = segments.firstEntry();

@@ -114,6 +114,16 @@ public final class MemoryLog implements PartitionLog {
   }
 
   @Override
+  public synchronized void forEachBatch(long fromOffset, java.util.function.Consumer<BatchInfo> visitor) {
+    for (int i = 0; i < batches.size(); i++) {
+      if (headers.get(i).nextOffset() > fromOffset) {
+        byte[] b = batches.get(i);
+        visitor.accept(BatchCodec.info(b, 0, b.length));
+      }
+    }
+  }
+
+  @Override
   public void flush() {
     // Nothing to force: memory is as durable as it gets.
   }

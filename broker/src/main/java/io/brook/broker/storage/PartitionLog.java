@@ -38,6 +38,12 @@ public interface PartitionLog extends AutoCloseable {
   /** Number of segments (roll cycles) held. */
   int segmentCount();
 
+  /**
+   * Visits the headers of the batches from the one holding {@code fromOffset} (or the log start, if
+   * that is later) to the end, in order. Reads no records: cheap enough for recovery.
+   */
+  void forEachBatch(long fromOffset, java.util.function.Consumer<BatchInfo> visitor);
+
   /** Forces everything appended so far to the device. */
   void flush();
 

@@ -2,6 +2,7 @@ package io.brook.broker.topics;
 
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.producers.ProducerState;
 import io.brook.broker.storage.AppendBatch;
 import io.brook.broker.storage.AppendResult;
 import io.brook.broker.storage.LogRecord;
@@ -33,11 +34,91 @@ public final class Partition {
   private volatile boolean closed;
   private final java.util.concurrent.atomic.AtomicLong forces = new java.util.concurrent.atomic.AtomicLong();
 
-  Partition(Topic topic, int index, PartitionLog log, SegmentRoll roll) {
+  /** Guarded by its own monitor, which is held across an idempotent batch's check, append and record. */
+  private final ProducerState producers;
+  private final java.nio.file.Path snapshotFile;
+  private long snapshotOffset = -1;
+
+  Partition(Topic topic, int index, PartitionLog log, SegmentRoll roll, java.nio.file.Path dir) {
     this.topic = topic;
     this.index = index;
     this.partitionLog = log;
     this.roll = roll;
+    this.snapshotFile = dir.resolve(SNAPSHOT_FILE);
+    this.producers = rebuildProducers();
+  }
+
+  static final String SNAPSHOT_FILE = "producer-state.snapshot";
+
+  /**
+   * Producer state comes from the last snapshot plus the batches the log holds after it (never
+   * from memory alone), so it survives kill -9, and retention deleting the segments that first
+   * recorded a producer.
+   */
+  private ProducerState rebuildProducers() {
+    ProducerState.Loaded loaded = ProducerState.readSnapshot(snapshotFile);
+    ProducerState state = loaded == null || loaded.offset() > partitionLog.endOffset() ? new ProducerState()
+        : loaded.state();
+    long from = loaded == null || loaded.offset() > partitionLog.endOffset() ? 0 : loaded.offset();
+    partitionLog.forEachBatch(from, b -> {
+      if (!b.producer().isNone()) {
+        state.record(b.producer().producerId(), b.producer().epoch(), b.producer().baseSequence(), b.recordCount(),
+            b.baseOffset(), b.appendTimeMs());
+      }
+    });
+    return state;
+  }
+
+  /** What an idempotent append did: appended, or recognized a retry and answered the first write. */
+  public record IdempotentAppend(AppendResult result, boolean duplicate) {}
+
+  /** Appends an idempotent producer's batch unless it repeats one of the producer's last five. */
+  public IdempotentAppend appendIdempotent(List<LogRecord> records, long nowMs, int maxBatchRecords,
+      ProducerStamp stamp) {
+    checkOpen();
+    topic.checkRecords(records, maxBatchRecords, name());
+    synchronized (producers) {
+      ProducerState.Batch earlier = producers.check(stamp.producerId(), stamp.epoch(), stamp.baseSequence(),
+          records.size());
+      if (earlier != null) {
+        return new IdempotentAppend(new AppendResult(earlier.baseOffset(), earlier.count(), earlier.appendTimeMs(),
+            startOffset()), true);
+      }
+      AppendResult r = appendStamped(records, nowMs, stamp);
+      producers.record(stamp.producerId(), stamp.epoch(), stamp.baseSequence(), records.size(), r.baseOffset(),
+          r.appendTimeMs());
+      return new IdempotentAppend(r, false);
+    }
+  }
+
+  public int producerCount() {
+    synchronized (producers) {
+      return producers.size();
+    }
+  }
+
+  /** Forgets producers idle since {@code olderThanMs}. */
+  public int expireProducers(long olderThanMs) {
+    synchronized (producers) {
+      return producers.expire(olderThanMs);
+    }
+  }
+
+  /** Writes a producer-state snapshot when anything was appended since the last one. */
+  public void snapshotProducers() {
+    synchronized (producers) {
+      long end = partitionLog.endOffset();
+      if (closed || end == snapshotOffset
+          || (producers.size() == 0 && !java.nio.file.Files.exists(snapshotFile))) {
+        return; // nothing new, or never used by an idempotent producer
+      }
+      try {
+        producers.writeSnapshot(snapshotFile, end);
+        snapshotOffset = end;
+      } catch (java.io.IOException e) {
+        log.warn("Cannot write the producer snapshot of {}: {}", name(), e.getMessage());
+      }
+    }
   }
 
   public Topic topic() {
@@ -71,10 +152,13 @@ public final class Partition {
   public AppendResult append(List<LogRecord> records, long nowMs, int maxBatchRecords) {
     checkOpen();
     topic.checkRecords(records, maxBatchRecords, name());
-    TopicConfig config = topic.config();
+    return appendStamped(records, nowMs, ProducerStamp.NONE);
+  }
+
+  private AppendResult appendStamped(List<LogRecord> records, long nowMs, ProducerStamp stamp) {
     AppendResult result;
     try {
-      result = partitionLog.append(new AppendBatch(records, nowMs, config.logAppendTime(), ProducerStamp.NONE));
+      result = partitionLog.append(new AppendBatch(records, nowMs, topic.config().logAppendTime(), stamp));
     } catch (StorageException e) {
       checkOpen();
       throw new BrokerException(BrokerError.STORAGE_ERROR, "append to " + name() + " failed: " + e.getMessage());

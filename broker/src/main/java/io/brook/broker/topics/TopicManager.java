@@ -98,7 +98,12 @@ public final class TopicManager implements AutoCloseable {
   private Partition openPartition(Topic topic, int index, SegmentRoll roll) {
     Path dir = topicsDir.resolve(topic.name()).resolve(Integer.toString(index));
     PartitionLog partitionLog = logFactory.open(dir, new LogOptions(roll, clock, false));
-    return new Partition(topic, index, partitionLog, roll);
+    try {
+      return new Partition(topic, index, partitionLog, roll, dir);
+    } catch (RuntimeException e) {
+      partitionLog.close();
+      throw e;
+    }
   }
 
   public Topic get(String name) {
@@ -224,8 +229,16 @@ public final class TopicManager implements AutoCloseable {
     }
   }
 
+  /** Every partition of every topic, for background work (snapshots, expiry). */
+  public List<Partition> allPartitions() {
+    List<Partition> all = new ArrayList<>();
+    topics.values().forEach(t -> all.addAll(t.partitions()));
+    return all;
+  }
+
   @Override
   public synchronized void close() {
+    allPartitions().forEach(Partition::snapshotProducers); // a clean stop rebuilds from the snapshot alone
     topics.values().forEach(Topic::close);
     topics.clear();
   }

@@ -1,0 +1,4 @@
+package io.brook.broker.storage;
+
+/** What a stored batch's header says, without its records: for rebuilding producer state. */
+public record BatchInfo(long baseOffset, int recordCount, long appendTimeMs, ProducerStamp producer) {}

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# SYNCED group commit: 16 concurrent SYNCED producers (one record per request, each waits for its
-# answer) against a broker with group commit, then against one with sync.group.commit=false (one
-# force per request), in the same run; prints both and the ratio.
-#   perf/run-synced.sh [producers=16] [seconds=10]
+# SYNCED group commit: 16 concurrent SYNCED producers (one record per request, up to INFLIGHT
+# requests in flight each) against a broker with group commit, then against one with
+# sync.group.commit=false (one force per request), in the same run; prints both and the ratio.
+#   perf/run-synced.sh [producers=16] [seconds=10] [inflight=5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
-producers="${1:-16}" seconds="${2:-10}"
+producers="${1:-16}" seconds="${2:-10}" inflight="${3:-5}"
 ./mvnw -B -q -DskipTests package
 work="$(mktemp -d)"
 pid=""
@@ -18,7 +18,8 @@ run() { # group-commit setting
     >"$work/broker.log" 2>&1 &
   pid=$!
   wait_ready "$work/broker.log" $pid
-  java -cp perf/target/brook-perf.jar io.brook.perf.SyncedDriver "127.0.0.1:$port" "$producers" "$seconds" \
+  java -cp perf/target/brook-perf.jar io.brook.perf.SyncedDriver "127.0.0.1:$port" "$producers" "$seconds" synced \
+    "$inflight" \
     | tee "$work/result-$1"
   kill $pid; wait $pid 2>/dev/null || true; pid=""
 }

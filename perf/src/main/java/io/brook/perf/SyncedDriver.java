@@ -17,11 +17,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * SYNCED produce throughput: P producers (threads, each its own channel), each sending one SYNCED
- * request of one 100 B record at a time to partition 0 and waiting for the answer, for S seconds
- * after a 2 s warm-up. Prints records/s and the forces the broker made (DescribeTopic force_count).
+ * SYNCED produce throughput: P producers (each its own channel and produce stream), each keeping up
+ * to F requests of one 100 B record in flight to partition 0 (F=1: send, wait for the answer, send
+ * again; F=5: pipelined like a Kafka producer's max 5 in-flight batches), for S seconds after a 2 s
+ * warm-up. Prints records/s and the forces the broker made (DescribeTopic force_count).
  *
- * <pre>java -cp perf/target/brook-perf.jar io.brook.perf.SyncedDriver HOST:PORT [producers=16] [seconds=10] [synced|written]</pre>
+ * <pre>java -cp perf/target/brook-perf.jar io.brook.perf.SyncedDriver HOST:PORT [producers=16] [seconds=10]
+ *     [synced|written] [inflight=1]</pre>
  */
 public final class SyncedDriver {
   public static void main(String[] args) throws Exception {
@@ -30,6 +32,7 @@ public final class SyncedDriver {
     int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 10;
     Durability durability = args.length > 3 && args[3].equals("written") ? Durability.DURABILITY_WRITTEN
         : Durability.DURABILITY_SYNCED;
+    int inFlight = args.length > 4 ? Integer.parseInt(args[4]) : 1;
     int colon = address.lastIndexOf(':');
     String host = address.substring(0, colon);
     int port = Integer.parseInt(address.substring(colon + 1));
@@ -49,13 +52,37 @@ public final class SyncedDriver {
       ManagedChannel channel = NettyChannelBuilder.forAddress(host, port).usePlaintext().build();
       channels.add(channel);
       Thread t = new Thread(() -> {
-        ProduceServiceGrpc.ProduceServiceBlockingStub stub = ProduceServiceGrpc.newBlockingStub(channel);
-        while (System.nanoTime() < end) {
-          stub.produce(request);
-          long now = System.nanoTime();
-          if (now >= warmupEnd && now < end) {
-            counted.incrementAndGet();
+        java.util.concurrent.Semaphore window = new java.util.concurrent.Semaphore(inFlight);
+        io.grpc.stub.StreamObserver<io.brook.protocol.v1.ProduceStreamRequest> stream = ProduceServiceGrpc
+            .newStub(channel).produceStream(new io.grpc.stub.StreamObserver<>() {
+              @Override
+              public void onNext(io.brook.protocol.v1.ProduceStreamResponse r) {
+                long now = System.nanoTime();
+                if (now >= warmupEnd && now < end) {
+                  counted.incrementAndGet();
+                }
+                window.release();
+              }
+
+              @Override
+              public void onError(Throwable e) {
+                window.release(inFlight);
+              }
+
+              @Override
+              public void onCompleted() {}
+            });
+        io.brook.protocol.v1.ProduceStreamRequest message = io.brook.protocol.v1.ProduceStreamRequest.newBuilder()
+            .setRequest(request).build();
+        try {
+          while (System.nanoTime() < end) {
+            window.acquire();
+            stream.onNext(message);
           }
+          window.acquire(inFlight);
+          stream.onCompleted();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
         }
       });
       threads.add(t);
@@ -67,8 +94,9 @@ public final class SyncedDriver {
       t.join();
     }
     long forced = forces(admin) - forcesAtStart[0];
-    System.out.printf("synced-driver: %d producers, %d s: %.0f records/s (%d SYNCED requests, %d forces, %.1f requests per force)%n",
-        producers, seconds, counted.get() / (double) seconds, counted.get(), forced,
+    System.out.printf("synced-driver: %d producers x %d in flight, %s, %d s: %.0f records/s (%d requests, %d forces, %.1f requests per force)%n",
+        producers, inFlight, durability == Durability.DURABILITY_SYNCED ? "SYNCED" : "WRITTEN", seconds,
+        counted.get() / (double) seconds, counted.get(), forced,
         forced == 0 ? 0.0 : counted.get() / (double) forced);
     for (ManagedChannel c : channels) {
       c.shutdownNow();

@@ -15,7 +15,6 @@ import io.grpc.stub.StreamObserver;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -100,14 +99,8 @@ class DurabilityIT {
     try (BrokerProcess broker = BrokerProcess.start(dir.resolve("data"))) {
       Wire wire = new Wire(broker.channel());
       wire.create("mixed", 1);
-      List<ProduceStreamResponse> answers = new ArrayList<>();
-      CountDownLatch done = new CountDownLatch(1);
-      StreamObserver<ProduceStreamRequest> stream = ProduceServiceGrpc.newStub(broker.channel())
-          .produceStream(new StreamObserver<>() {
-            @Override public void onNext(ProduceStreamResponse r) { synchronized (answers) { answers.add(r); } }
-            @Override public void onError(Throwable t) { done.countDown(); }
-            @Override public void onCompleted() { done.countDown(); }
-          });
+      Recorder<ProduceStreamResponse> recorder = new Recorder<>();
+      StreamObserver<ProduceStreamRequest> stream = ProduceServiceGrpc.newStub(broker.channel()).produceStream(recorder);
       int requests = 400;
       for (int i = 0; i < requests; i++) {
         Durability d = i % 3 == 0 ? Durability.DURABILITY_SYNCED : Durability.DURABILITY_WRITTEN;
@@ -115,7 +108,8 @@ class DurabilityIT {
             .build());
       }
       stream.onCompleted();
-      assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(recorder.awaitEnd(60)).isTrue();
+      List<ProduceStreamResponse> answers = recorder.messages();
       assertThat(answers).hasSize(requests);
       for (int i = 0; i < requests; i++) {
         assertThat(answers.get(i).getCorrelationId()).isEqualTo(i);

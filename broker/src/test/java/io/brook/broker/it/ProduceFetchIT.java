@@ -44,7 +44,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -226,21 +225,16 @@ class ProduceFetchIT {
   void theProduceStreamAnswersPipelinedRequestsInOrder() throws Exception {
     wire.create("stream", 1);
     int requests = 500;
-    List<ProduceStreamResponse> answers = new ArrayList<>();
-    CountDownLatch done = new CountDownLatch(1);
-    StreamObserver<ProduceStreamRequest> stream = ProduceServiceGrpc.newStub(broker.channel())
-        .produceStream(new StreamObserver<>() {
-          @Override public void onNext(ProduceStreamResponse r) { synchronized (answers) { answers.add(r); } }
-          @Override public void onError(Throwable t) { done.countDown(); }
-          @Override public void onCompleted() { done.countDown(); }
-        });
+    Recorder<ProduceStreamResponse> recorder = new Recorder<>();
+    StreamObserver<ProduceStreamRequest> stream = ProduceServiceGrpc.newStub(broker.channel()).produceStream(recorder);
     for (int i = 0; i < requests; i++) {
       stream.onNext(ProduceStreamRequest.newBuilder().setCorrelationId(i).setRequest(ProduceRequest.newBuilder()
           .addBatches(ProduceBatch.newBuilder().setTopic("stream").setPartition(0)
               .addRecords(Wire.value("a" + i)).addRecords(Wire.value("b" + i)))).build());
     }
     stream.onCompleted();
-    assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(recorder.awaitEnd(60)).isTrue();
+    List<ProduceStreamResponse> answers = recorder.messages();
     assertThat(answers).hasSize(requests);
     for (int i = 0; i < requests; i++) {
       assertThat(answers.get(i).getCorrelationId()).isEqualTo(i);
@@ -323,19 +317,15 @@ class ProduceFetchIT {
   void aCaughtUpTailEndsWithNotFoundWhenItsTopicIsDeleted() throws Exception {
     wire.create("doomed", 1);
     wire.produceValues("doomed", 0, 2, "d");
-    BlockingQueue<Object> events = new LinkedBlockingQueue<>();
+    Recorder<TailResponse> tail = new Recorder<>();
     FetchServiceGrpc.newStub(broker.channel()).tail(TailRequest.newBuilder()
         .addPartitions(TailPartition.newBuilder().setTopic("doomed").setPartition(0)
             .setStart(Position.newBuilder().setOffset(0)))
-        .build(), new StreamObserver<>() {
-          @Override public void onNext(TailResponse r) { events.add(r); }
-          @Override public void onError(Throwable t) { events.add(t); }
-          @Override public void onCompleted() { events.add("completed"); }
-        });
-    assertThat(events.poll(30, TimeUnit.SECONDS)).isInstanceOf(TailResponse.class);
+        .build(), tail);
+    assertThat(tail.next(30)).isInstanceOf(TailResponse.class);
     Thread.sleep(200); // caught up: waiting on the partition
     wire.admin.deleteTopic(io.brook.protocol.v1.DeleteTopicRequest.newBuilder().setName("doomed").build());
-    Object end = events.poll(30, TimeUnit.SECONDS);
+    Object end = tail.next(30);
     assertThat(end).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
       assertThat(e.getStatus().getDescription()).contains("doomed").contains("deleted");

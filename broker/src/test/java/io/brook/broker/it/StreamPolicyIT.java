@@ -19,11 +19,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
-import io.grpc.stub.StreamObserver;
 import java.nio.file.Path;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -118,20 +115,16 @@ class StreamPolicyIT {
         .keepAliveTime(10, TimeUnit.SECONDS).keepAliveTimeout(5, TimeUnit.SECONDS).keepAliveWithoutCalls(true)
         .build();
     try {
-      BlockingQueue<Object> events = new LinkedBlockingQueue<>();
+      Recorder<TailResponse> events = new Recorder<>();
       FetchServiceGrpc.newStub(pinging).tail(TailRequest.newBuilder()
           .addPartitions(TailPartition.newBuilder().setTopic("idle").setPartition(0)
               .setStart(Position.newBuilder().setOffset(0)))
-          .build(), new StreamObserver<>() {
-            @Override public void onNext(TailResponse r) { events.add(r); }
-            @Override public void onError(Throwable t) { events.add(t); }
-            @Override public void onCompleted() { events.add("completed"); }
-          });
+          .build(), events);
       // Four pings go out meanwhile; a server allows two "strikes" before it sends GOAWAY.
-      Object early = events.poll(45, TimeUnit.SECONDS);
+      Object early = events.next(45);
       assertThat(early).as("the idle stream must still be open").isNull();
       wire.produceValues("idle", 0, 1, "still-here");
-      Object event = events.poll(30, TimeUnit.SECONDS);
+      Object event = events.next(30);
       assertThat(event).isInstanceOf(TailResponse.class);
       assertThat(((TailResponse) event).getRecords().getRecords(0).getValue().toStringUtf8()).isEqualTo("still-here0");
     } finally {

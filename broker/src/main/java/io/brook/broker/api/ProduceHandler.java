@@ -119,14 +119,15 @@ final class ProduceHandler {
       Set<Partition> written) {
     Topic topic = topics.get(batch.getTopic());
     List<LogRecord> records = RecordMapper.toLog(batch.getRecordsList());
-    topic.checkRecords(records, settings.maxBatchRecords(), topic.name());
     if (batch.hasPartition()) {
       Partition p = topic.partition(batch.getPartition());
-      AppendResult r = p.append(records, now, settings.maxBatchRecords());
+      AppendResult r = p.append(records, now, settings.maxBatchRecords()); // checks the records itself
       written.add(p);
       response.addResults(result(index, p, r));
       return;
     }
+    // Checked whole before it is split, so a bad record refuses the batch, never half of it.
+    topic.checkRecords(records, settings.maxBatchRecords(), topic.name());
     // The broker partitions: keyed records by murmur2 like Kafka, keyless ones all to one partition.
     int partitions = topic.partitionCount();
     int keyless = -1;

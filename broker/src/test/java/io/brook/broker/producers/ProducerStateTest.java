@@ -91,7 +91,7 @@ class ProducerStateTest {
     assertThat(loaded.state().size()).isEqualTo(2);
     assertThat(loaded.state().check(7, (short) 2, 5, 1).baseOffset()).isEqualTo(5);
     assertThat(loaded.state().check(7, (short) 2, 6, 1)).isNull();
-    assertRefused(() -> loaded.state().check(7, (short) 2, 0, 1), BrokerError.OUT_OF_ORDER_SEQUENCE, "expected 6".replace("expected ", "expected sequence "));
+    assertRefused(() -> loaded.state().check(7, (short) 2, 0, 1), BrokerError.OUT_OF_ORDER_SEQUENCE, "expected sequence 6");
 
     byte[] bytes = Files.readAllBytes(file);
     bytes[20] ^= 1;

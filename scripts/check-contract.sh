@@ -41,9 +41,16 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 # The first plain field declaration ("[optional|repeated] TYPE name = N;") of
-# the first .proto file (sorted) that has one.
+# the first released .proto file (sorted, listed in the image) that has one: a file
+# added since the release can change freely, so mutating it proves nothing.
 FIELD_RE='^[[:space:]]+((optional|repeated)[[:space:]]+)?[A-Za-z_][A-Za-z0-9_.]*[[:space:]]+[a-z_][a-z0-9_]*[[:space:]]*=[[:space:]]*[0-9]+[[:space:]]*;'
-target="$(cd "$PROTO_DIR" && grep -rlE "$FIELD_RE" --include='*.proto' . | sort | head -n 1)"
+target=""
+for f in $(buf ls-files "$IMAGE" | sort); do
+  if grep -qE "$FIELD_RE" "$PROTO_DIR/$f"; then
+    target="./$f"
+    break
+  fi
+done
 if [ -z "$target" ]; then
   echo "check-contract: ERROR: self-test found no field declaration to mutate" >&2
   exit 1

@@ -2,12 +2,17 @@
 # Runs every JMH benchmark once, briefly (one 200 ms iteration, smallest parameters), so a broken
 # benchmark is found by `make test`, not by the next person who needs figures. It checks that each
 # benchmark ran and produced a score; it asserts no timing (figures come from run-storage-bench.sh).
+# Then a tiny AckDriver run (2,000 records, no warm-up) against a broker of its own: it must see
+# every offset acked exactly once (figures come from run-ack.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=perf/target/brook-perf.jar
 [[ -f "$jar" ]] || ./mvnw -B -q -DskipTests package -pl perf -am
+. scripts/lib.sh
 out="$(mktemp)"
-trap 'rm -f "$out"' EXIT
+work="$(mktemp -d)"
+pid=""
+trap 'rm -f "$out"; [[ -n "$pid" ]] && { kill $pid 2>/dev/null; wait $pid 2>/dev/null; }; rm -rf "$work"' EXIT
 java -jar "$jar" -wi 0 -i 1 -r 200ms -p recordSize=100 -p batchSize=1 -rf json -rff "$out" >/dev/null 2>&1 || true
 passed=0 failed=0
 for bench in $(java -jar "$jar" -l | tail -n +2); do
@@ -17,5 +22,14 @@ for bench in $(java -jar "$jar" -l | tail -n +2); do
     failed=$((failed + 1)); echo "perf-smoke: FAIL $bench (no score: it did not run)"
   fi
 done
+port="$(free_port)"
+bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" >"$work/broker.log" 2>&1 &
+pid=$!
+if wait_ready "$work/broker.log" $pid && java -cp "$jar" io.brook.perf.AckDriver "127.0.0.1:$port" --records=2000 \
+    --warmup=0 --timeout=60 >"$work/ack.log" 2>&1; then
+  passed=$((passed + 1)); echo "perf-smoke: ok   AckDriver ($(sed -n 's/^ack-driver: \(.*records\/s\).*/\1/p' "$work/ack.log"))"
+else
+  failed=$((failed + 1)); echo "perf-smoke: FAIL AckDriver"; cat "$work/ack.log"; tail -n 40 "$work/broker.log"
+fi
 echo "perf-smoke: $passed passed, $failed failed"
 (( failed == 0 && passed > 0 ))

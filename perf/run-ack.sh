@@ -30,7 +30,8 @@ wait_ready "$work/broker.log" $pid
 echo "== machine: $(nproc) cores, $(java -version 2>&1 | head -1), data on $(df -h "$work" | awk 'NR==2 {print $1}'); load: $(uptime | sed 's/.*load/load/')"
 status=0
 for i in $(seq 1 "$runs"); do
-  java -cp "$jar" io.brook.perf.AckDriver "127.0.0.1:$port" --json="$work/run-$i.json" --label="run $i of $runs" "$@" \
+  java -cp "$jar" io.brook.perf.AckDriver "127.0.0.1:$port" --broker-pid=$pid --json="$work/run-$i.json" \
+    --label="run $i of $runs" "$@" \
     | grep -v '^ack-driver: warm-up' || status=$?
   if [[ ! -f "$work/run-$i.json" ]]; then
     echo "run-ack: run $i wrote no result (exit $status); the broker's log ends:" >&2
@@ -48,6 +49,9 @@ median = {
     "records_per_s": med(lambda r: r["records_per_s"]),
     "mb_per_s": med(lambda r: r["mb_per_s"]),
     "produce_to_ack_ms": {k: med(lambda r, k=k: r["produce_to_ack_ms"][k]) for k in ("p50", "p99", "p99_9", "max")},
+    "driver_cpu_seconds": med(lambda r: r["driver_cpu_seconds"]),
+    "broker_cpu_seconds": med(lambda r: r["broker_cpu_seconds"] or 0),
+    "seconds": med(lambda r: r["seconds"]),
 }
 json.dump({"runs": runs, "median": median, "all_ok": all(r["ok"] for r in runs)}, open(out, "w"), indent=1)
 lat = median["produce_to_ack_ms"]
@@ -55,7 +59,8 @@ r0 = runs[0]
 print(f"ack median of {len(runs)}: {r0['records']} records x {r0['record_bytes']} B, {r0['members']} members, "
       f"{r0['partitions']} partitions: {median['records_per_s']:.0f} records/s, {median['mb_per_s']:.1f} MB/s; "
       f"produce->ack ms p50 {lat['p50']:.2f} p99 {lat['p99']:.2f} p99.9 {lat['p99_9']:.2f} max {lat['max']:.2f}; "
-      f"exactly once in every run: {'yes' if all(r['ok'] for r in runs) else 'NO'}")
+      f"CPU s (median): driver {median['driver_cpu_seconds']:.2f}, broker {median['broker_cpu_seconds']:.2f} "
+      f"in {median['seconds']:.2f} s; exactly once in every run: {'yes' if all(r['ok'] for r in runs) else 'NO'}")
 print(f"(written to {out})")
 EOF
 exit "$status"

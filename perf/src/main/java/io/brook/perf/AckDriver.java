@@ -79,7 +79,8 @@ import org.HdrHistogram.Histogram;
  * <pre>java -cp perf/target/brook-perf.jar io.brook.perf.AckDriver HOST:PORT [--records=100000] [--size=1024]
  *     [--members=4] [--partitions=4] [--batch=100] [--inflight=8] [--rate=0 (records/s, 0: unpaced)]
  *     [--max-outstanding=1000] [--warmup=20000] [--timeout=120 (s)] [--shared-channel]
- *     [--group-config=KEY=VALUE ...] [--json=FILE] [--label=TEXT]</pre>
+ *     [--group-config=KEY=VALUE ...] [--json=FILE] [--label=TEXT]
+ *     [--broker-pid=PID (a local broker: its CPU time during the measured pass goes into the JSON)]</pre>
  */
 public final class AckDriver {
   /** Bytes of each value the driver uses itself: send time, partition, sequence. */
@@ -173,6 +174,8 @@ public final class AckDriver {
         }
       }
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.timeoutSeconds);
+      long cpuAtStart = cpuNanos();
+      long brokerCpuAtStart = brokerCpuTicks(o.brokerPid);
 
       ManagedChannel producerChannel = channel(o.host, o.port);
       channels.add(producerChannel);
@@ -183,6 +186,10 @@ public final class AckDriver {
 
       long wait = deadline - System.nanoTime();
       result.timedOut = !tracker.allAcked.await(Math.max(0, wait), TimeUnit.NANOSECONDS);
+      result.driverCpuSeconds = (cpuNanos() - cpuAtStart) / 1e9;
+      long brokerCpuAtEnd = brokerCpuTicks(o.brokerPid);
+      result.brokerCpuSeconds = brokerCpuAtStart < 0 || brokerCpuAtEnd < 0 ? -1
+          : (brokerCpuAtEnd - brokerCpuAtStart) / (double) CLOCK_TICKS;
 
       // The broker settles an ack after the member sent it: wait until DescribeGroup shows it all.
       long settleStart = System.nanoTime();
@@ -215,6 +222,33 @@ public final class AckDriver {
     }
     result.collect(tracker, members);
     return result;
+  }
+
+  /** CPU time of this JVM (every thread), or 0 when the JVM does not say. */
+  private static long cpuNanos() {
+    if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
+      return Math.max(0, os.getProcessCpuTime());
+    }
+    return 0;
+  }
+
+  /** USER_HZ: the unit of /proc/PID/stat's CPU times (100 on every Linux this runs on). */
+  private static final int CLOCK_TICKS = 100;
+
+  /** utime + stime of a local process from /proc/PID/stat, in clock ticks; -1 without a pid or /proc. */
+  private static long brokerCpuTicks(long pid) {
+    if (pid <= 0) {
+      return -1;
+    }
+    try {
+      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+      // Fields after the command name (which may hold spaces) start after the last ')'.
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+      return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
   }
 
   private static GroupDescription describe(ManagedChannel admin, String group) {
@@ -610,6 +644,8 @@ public final class AckDriver {
     final Options o;
     final Histogram latency = new Histogram(TimeUnit.HOURS.toMicros(1), 3);
     double produceSeconds;
+    double driverCpuSeconds;
+    double brokerCpuSeconds = -1;
     String produceProblem;
     boolean timedOut;
     boolean brokerSettled;
@@ -740,11 +776,13 @@ public final class AckDriver {
       return String.format(Locale.ROOT, "%d records x %d B, %d members, %d partitions, max outstanding %d%s: "
               + "%.2f s, %.0f records/s, %.1f MB/s; produce->ack ms p50 %.2f p99 %.2f p99.9 %.2f max %.2f; "
               + "produced in %.2f s; %d deliveries (%d redelivered), %.1f records per response, "
-              + "acked exactly once %d/%d; %s",
+              + "CPU s: driver %.2f%s; acked exactly once %d/%d; %s",
           records, o.size, o.members, o.partitions, o.maxOutstanding, o.rate > 0 ? ", paced " + o.rate + "/s" : "",
           seconds, recordsPerSecond(), recordsPerSecond() * o.size / 1e6, ms(50), ms(99), ms(99.9),
           latency.getMaxValue() / 1000.0, produceSeconds, deliveries, redeliveries,
-          responses == 0 ? 0.0 : deliveries / (double) responses, ackedOnce, records, ok() ? "ok" : "FAILED");
+          responses == 0 ? 0.0 : deliveries / (double) responses, driverCpuSeconds,
+          brokerCpuSeconds < 0 ? "" : String.format(Locale.ROOT, " broker %.2f", brokerCpuSeconds), ackedOnce, records,
+          ok() ? "ok" : "FAILED");
     }
 
     String json(Options o) {
@@ -792,6 +830,8 @@ public final class AckDriver {
       m.put("broker_settled", brokerSettled);
       m.put("broker_settle_wait_ms", settleMs);
       m.put("deliveries_per_member", perMember);
+      m.put("driver_cpu_seconds", driverCpuSeconds);
+      m.put("broker_cpu_seconds", brokerCpuSeconds < 0 ? null : brokerCpuSeconds);
       m.put("cores", Runtime.getRuntime().availableProcessors());
       m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
       return Json.write(m);
@@ -870,6 +910,7 @@ public final class AckDriver {
     long maxOutstanding = 1000;
     long warmup = 20_000;
     long timeoutSeconds = 120;
+    long brokerPid;
     boolean sharedChannel;
     final Map<String, String> groupConfig = new LinkedHashMap<>();
     String json;
@@ -909,6 +950,7 @@ public final class AckDriver {
             }
             o.groupConfig.put(value.substring(0, kv), value.substring(kv + 1));
           }
+          case "broker-pid" -> o.brokerPid = Long.parseLong(value);
           case "json" -> o.json = value;
           case "label" -> o.label = value;
           default -> throw usage("unknown option " + arg);
@@ -926,7 +968,8 @@ public final class AckDriver {
     private static IllegalArgumentException usage(String message) {
       return new IllegalArgumentException(message + "\nusage: AckDriver HOST:PORT [--records=N] [--size=B] "
           + "[--members=M] [--partitions=P] [--batch=B] [--inflight=F] [--rate=R] [--max-outstanding=N] "
-          + "[--warmup=N] [--timeout=S] [--shared-channel] [--group-config=K=V] [--json=FILE] [--label=TEXT]");
+          + "[--warmup=N] [--timeout=S] [--shared-channel] [--group-config=K=V] [--json=FILE] [--label=TEXT] "
+          + "[--broker-pid=PID]");
     }
   }
 }

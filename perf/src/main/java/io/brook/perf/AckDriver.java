@@ -270,6 +270,9 @@ public final class AckDriver {
         continue;
       }
       seen++;
+      if (perPartition[p.getPartition()] == 0 && p.getEndOffset() == 0 && p.getUnsettledRecords() == 0) {
+        continue; // nothing produced there: nothing to commit either
+      }
       if (p.getEndOffset() != perPartition[p.getPartition()] || !p.hasCommittedOffset()
           || p.getCommittedOffset() != p.getEndOffset() || p.getUnsettledRecords() != 0) {
         return false;

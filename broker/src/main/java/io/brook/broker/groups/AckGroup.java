@@ -35,6 +35,7 @@ public final class AckGroup extends Group {
   private static final Logger log = LoggerFactory.getLogger(AckGroup.class);
   private static final int MAX_RECORDS_PER_READ = 1000;
   private static final int MAX_BYTES_PER_READ = 4 << 20;
+  private static final long FORGET_IDLE_MEMBER_MS = 60_000;
 
   private final Map<Integer, AckPartition> partitions = new LinkedHashMap<>();
   private final Map<TopicPartition, AckPartition> byTp = new HashMap<>();
@@ -486,9 +487,10 @@ public final class AckGroup extends Group {
       }
       requestDispatch();
     }
-    // Members between streams that hold nothing any more are forgotten after an ack timeout.
-    members.values().removeIf(m -> m.sink() == null && m.leasedRecords() == 0
-        && now - m.lastSeenMs() > config.ackTimeoutMs());
+    // Members between streams that hold nothing any more are forgotten after a while (until then a
+    // late ack of theirs is answered LEASE_EXPIRED rather than UNKNOWN_MEMBER_ID).
+    long forgetAfter = Math.max(FORGET_IDLE_MEMBER_MS, config.ackTimeoutMs());
+    members.values().removeIf(m -> m.sink() == null && m.leasedRecords() == 0 && now - m.lastSeenMs() > forgetAfter);
     Set<String> subscribed = new java.util.HashSet<>();
     members.values().forEach(m -> subscribed.addAll(m.topics()));
     int before = partitions.size();

@@ -73,12 +73,14 @@ import org.HdrHistogram.Histogram;
  *       the broker's settle failures counted; at the end DescribeGroup must show every partition
  *       settled (committed offset = end offset, no unsettled records).</li>
  * </ul>
+ * With {@code --prefill} every record is produced (and answered) before the members connect: the run then
+ * measures delivery and acks alone, and produce → ack includes the time records waited in the log.
  * The topic and group names carry a run id, so runs can share one broker. A warm-up pass (its own topic
  * and group) runs first unless {@code --warmup=0}. Exit status: 0 ok, 1 the check failed, 2 timed out.
  *
  * <pre>java -cp perf/target/brook-perf.jar io.brook.perf.AckDriver HOST:PORT [--records=100000] [--size=1024]
  *     [--members=4] [--partitions=4] [--batch=100] [--inflight=8] [--rate=0 (records/s, 0: unpaced)]
- *     [--max-outstanding=1000] [--warmup=20000] [--timeout=120 (s)] [--shared-channel]
+ *     [--max-outstanding=1000] [--warmup=20000] [--timeout=120 (s)] [--shared-channel] [--prefill]
  *     [--group-config=KEY=VALUE ...] [--json=FILE] [--label=TEXT]
  *     [--broker-pid=PID (a local broker: its CPU time during the measured pass goes into the JSON)]</pre>
  */
@@ -157,6 +159,15 @@ public final class AckDriver {
     Result result = new Result(name, records, o);
     result.groupConfig.putAll(config);
     try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.timeoutSeconds);
+      ManagedChannel producerChannel = channel(o.host, o.port);
+      channels.add(producerChannel);
+      Producer producer = new Producer(producerChannel, topic, o, records, deadline);
+      if (o.prefill) { // everything in the log before the first member connects: delivery and acks alone
+        producer.run();
+      }
+      long cpuAtStart = cpuNanos();
+      long brokerCpuAtStart = brokerCpuTicks(o.brokerPid);
       for (int m = 0; m < o.members; m++) {
         ManagedChannel ch = shared;
         if (ch == null) {
@@ -173,14 +184,9 @@ public final class AckDriver {
               + (member.error.get() != null ? ": " + member.error.get() : ""));
         }
       }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.timeoutSeconds);
-      long cpuAtStart = cpuNanos();
-      long brokerCpuAtStart = brokerCpuTicks(o.brokerPid);
-
-      ManagedChannel producerChannel = channel(o.host, o.port);
-      channels.add(producerChannel);
-      Producer producer = new Producer(producerChannel, topic, o, records, deadline);
-      producer.run();
+      if (!o.prefill) {
+        producer.run();
+      }
       result.produceSeconds = producer.seconds;
       result.produceProblem = producer.problem;
 
@@ -780,7 +786,8 @@ public final class AckDriver {
               + "%.2f s, %.0f records/s, %.1f MB/s; produce->ack ms p50 %.2f p99 %.2f p99.9 %.2f max %.2f; "
               + "produced in %.2f s; %d deliveries (%d redelivered), %.1f records per response, "
               + "CPU s: driver %.2f%s; acked exactly once %d/%d; %s",
-          records, o.size, o.members, o.partitions, o.maxOutstanding, o.rate > 0 ? ", paced " + o.rate + "/s" : "",
+          records, o.size, o.members, o.partitions, o.maxOutstanding, (o.rate > 0 ? ", paced " + o.rate + "/s" : "")
+              + (o.prefill ? ", prefilled" : ""),
           seconds, recordsPerSecond(), recordsPerSecond() * o.size / 1e6, ms(50), ms(99), ms(99.9),
           latency.getMaxValue() / 1000.0, produceSeconds, deliveries, redeliveries,
           responses == 0 ? 0.0 : deliveries / (double) responses, driverCpuSeconds,
@@ -803,6 +810,7 @@ public final class AckDriver {
       m.put("produce_rate", o.rate);
       m.put("max_outstanding_records", o.maxOutstanding);
       m.put("shared_channel", o.sharedChannel);
+      m.put("prefill", o.prefill);
       m.put("group_config", groupConfig);
       m.put("warmup_records", o.warmup);
       m.put("seconds", seconds);
@@ -915,6 +923,7 @@ public final class AckDriver {
     long timeoutSeconds = 120;
     long brokerPid;
     boolean sharedChannel;
+    boolean prefill;
     final Map<String, String> groupConfig = new LinkedHashMap<>();
     String json;
     String label = "";
@@ -946,6 +955,7 @@ public final class AckDriver {
           case "warmup" -> o.warmup = Long.parseLong(value);
           case "timeout" -> o.timeoutSeconds = Long.parseLong(value);
           case "shared-channel" -> o.sharedChannel = true;
+          case "prefill" -> o.prefill = true;
           case "group-config" -> {
             int kv = value.indexOf('=');
             if (kv <= 0) {
@@ -971,7 +981,7 @@ public final class AckDriver {
     private static IllegalArgumentException usage(String message) {
       return new IllegalArgumentException(message + "\nusage: AckDriver HOST:PORT [--records=N] [--size=B] "
           + "[--members=M] [--partitions=P] [--batch=B] [--inflight=F] [--rate=R] [--max-outstanding=N] "
-          + "[--warmup=N] [--timeout=S] [--shared-channel] [--group-config=K=V] [--json=FILE] [--label=TEXT] "
+          + "[--warmup=N] [--timeout=S] [--shared-channel] [--prefill] [--group-config=K=V] [--json=FILE] [--label=TEXT] "
           + "[--broker-pid=PID]");
     }
   }

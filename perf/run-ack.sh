@@ -6,7 +6,8 @@
 #   perf/run-ack.sh [runs=3] [AckDriver options, e.g. --records=200000 --members=4 --partitions=8 --rate=20000]
 # Defaults (AckDriver's): 100,000 records x 1 KiB, 4 members (own channel each), 4 partitions, one
 # producer (batches of 100, 8 in flight, unpaced), max_outstanding_records 1000. ACK_JSON=FILE writes the
-# results elsewhere (e.g. a paced run next to the unpaced one).
+# results elsewhere (e.g. a paced run next to the unpaced one). BROOK_JAVA_OPTS goes to the broker's JVM
+# and ACK_JAVA_OPTS to the driver's (e.g. -XX:StartFlightRecording=filename=/tmp/x.jfr,settings=profile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -30,7 +31,8 @@ wait_ready "$work/broker.log" $pid
 echo "== machine: $(nproc) cores, $(java -version 2>&1 | head -1), data on $(df -h "$work" | awk 'NR==2 {print $1}'); load: $(uptime | sed 's/.*load/load/')"
 status=0
 for i in $(seq 1 "$runs"); do
-  java -cp "$jar" io.brook.perf.AckDriver "127.0.0.1:$port" --broker-pid=$pid --json="$work/run-$i.json" \
+  # shellcheck disable=SC2086
+  java ${ACK_JAVA_OPTS:-} -cp "$jar" io.brook.perf.AckDriver "127.0.0.1:$port" --broker-pid=$pid --json="$work/run-$i.json" \
     --label="run $i of $runs" "$@" \
     | grep -v '^ack-driver: warm-up' || status=$?
   if [[ ! -f "$work/run-$i.json" ]]; then

@@ -78,9 +78,10 @@ import org.HdrHistogram.Histogram;
  * The topic and group names carry a run id, so runs can share one broker. A warm-up pass (its own topic
  * and group) runs first unless {@code --warmup=0}. Exit status: 0 ok, 1 the check failed, 2 timed out.
  *
- * <pre>java -cp perf/target/brook-perf.jar io.brook.perf.AckDriver HOST:PORT [--records=100000] [--size=1024]
+ * <pre>java -cp perf/target/brook-perf.jar io.brook.perf.AckDriver HOST:PORT [--records=300000] [--size=1024]
  *     [--members=4] [--partitions=4] [--batch=100] [--inflight=8] [--rate=0 (records/s, 0: unpaced)]
- *     [--max-outstanding=1000] [--warmup=20000] [--timeout=120 (s)] [--shared-channel] [--prefill]
+ *     [--max-outstanding=1000] [--warmup=100000] [--timeout=120 (s)] [--shared-channel] [--prefill]
+ *     [--direct-executor (members' callbacks on the network thread)]
  *     [--group-config=KEY=VALUE ...] [--json=FILE] [--label=TEXT]
  *     [--broker-pid=PID (a local broker: its CPU time during the measured pass goes into the JSON)]</pre>
  */
@@ -120,7 +121,16 @@ public final class AckDriver {
   }
 
   static ManagedChannel channel(String host, int port) {
-    return NettyChannelBuilder.forAddress(host, port).usePlaintext().maxInboundMessageSize(64 << 20).build();
+    return channel(host, port, false);
+  }
+
+  /** direct: callbacks run on the network thread that read the message, with no hand-off to a pool. */
+  static ManagedChannel channel(String host, int port, boolean direct) {
+    NettyChannelBuilder b = NettyChannelBuilder.forAddress(host, port).usePlaintext().maxInboundMessageSize(64 << 20);
+    if (direct) {
+      b.directExecutor();
+    }
+    return b.build();
   }
 
   private static Result run(Options o, ManagedChannel admin, String name, long records) throws Exception {
@@ -151,7 +161,7 @@ public final class AckDriver {
     Tracker tracker = new Tracker(topic, perPartition, o.size);
 
     List<ManagedChannel> channels = new ArrayList<>();
-    ManagedChannel shared = o.sharedChannel ? channel(o.host, o.port) : null;
+    ManagedChannel shared = o.sharedChannel ? channel(o.host, o.port, o.directExecutor) : null;
     if (shared != null) {
       channels.add(shared);
     }
@@ -171,7 +181,7 @@ public final class AckDriver {
       for (int m = 0; m < o.members; m++) {
         ManagedChannel ch = shared;
         if (ch == null) {
-          ch = channel(o.host, o.port);
+          ch = channel(o.host, o.port, o.directExecutor);
           channels.add(ch);
         }
         Member member = new Member(m, tracker);
@@ -811,6 +821,7 @@ public final class AckDriver {
       m.put("max_outstanding_records", o.maxOutstanding);
       m.put("shared_channel", o.sharedChannel);
       m.put("prefill", o.prefill);
+      m.put("direct_executor", o.directExecutor);
       m.put("group_config", groupConfig);
       m.put("warmup_records", o.warmup);
       m.put("seconds", seconds);
@@ -911,7 +922,7 @@ public final class AckDriver {
   static final class Options {
     String host = "127.0.0.1";
     int port = 7070;
-    long records = 100_000;
+    long records = 300_000;
     int size = 1024;
     int members = 4;
     int partitions = 4;
@@ -919,11 +930,12 @@ public final class AckDriver {
     int inflight = 8;
     long rate;
     long maxOutstanding = 1000;
-    long warmup = 20_000;
+    long warmup = 100_000;
     long timeoutSeconds = 120;
     long brokerPid;
     boolean sharedChannel;
     boolean prefill;
+    boolean directExecutor;
     final Map<String, String> groupConfig = new LinkedHashMap<>();
     String json;
     String label = "";
@@ -956,6 +968,7 @@ public final class AckDriver {
           case "timeout" -> o.timeoutSeconds = Long.parseLong(value);
           case "shared-channel" -> o.sharedChannel = true;
           case "prefill" -> o.prefill = true;
+          case "direct-executor" -> o.directExecutor = true;
           case "group-config" -> {
             int kv = value.indexOf('=');
             if (kv <= 0) {
@@ -981,7 +994,7 @@ public final class AckDriver {
     private static IllegalArgumentException usage(String message) {
       return new IllegalArgumentException(message + "\nusage: AckDriver HOST:PORT [--records=N] [--size=B] "
           + "[--members=M] [--partitions=P] [--batch=B] [--inflight=F] [--rate=R] [--max-outstanding=N] "
-          + "[--warmup=N] [--timeout=S] [--shared-channel] [--prefill] [--group-config=K=V] [--json=FILE] [--label=TEXT] "
+          + "[--warmup=N] [--timeout=S] [--shared-channel] [--prefill] [--direct-executor] [--group-config=K=V] [--json=FILE] [--label=TEXT] "
           + "[--broker-pid=PID]");
     }
   }

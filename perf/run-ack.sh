@@ -4,10 +4,11 @@
 # warm-up pass, then the measured pass on a fresh topic and ack group), prints each run's line and the
 # medians, writes every run and the medians to perf/results/ack.json, and stops the broker.
 #   perf/run-ack.sh [runs=3] [AckDriver options, e.g. --records=1000000 --partitions=8 --rate=20000 --prefill]
-# Defaults (AckDriver's): 300,000 records x 1 KiB after a warm-up pass of 100,000, 4 members (own channel each), 4 partitions, one
-# producer (batches of 100, 8 in flight, unpaced), max_outstanding_records 1000. ACK_JSON=FILE writes the
-# results elsewhere (e.g. a paced run next to the unpaced one). BROOK_JAVA_OPTS goes to the broker's JVM
-# and ACK_JAVA_OPTS to the driver's (e.g. -XX:StartFlightRecording=filename=/tmp/x.jfr,settings=profile).
+# Defaults (AckDriver's): 300,000 records x 1 KiB after a warm-up pass of 100,000, 4 members (own
+# channel each), 4 partitions, one producer (batches of 100, 8 in flight, unpaced), max_outstanding_records
+# 1000. ACK_JSON=FILE writes the results elsewhere (e.g. a paced run next to the unpaced one).
+# BROOK_JAVA_OPTS goes to the broker's JVM and ACK_JAVA_OPTS to the driver's
+# (e.g. -XX:StartFlightRecording=filename=/tmp/x.jfr,settings=profile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh

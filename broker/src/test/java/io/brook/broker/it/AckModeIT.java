@@ -347,6 +347,36 @@ class AckModeIT {
   }
 
   @Test
+  void anExtendedLeaseOutlivesTheAckTimeout() throws Exception {
+    wire.create("t", 1);
+    ackGroup("g", "ack.timeout.ms", "400");
+    AckStream a = member("g", "", 10, "t");
+    AckStream b = member("g", "", 10, "t");
+    wire.produceValues("t", 0, 1, "slow-job");
+    Taken t = pollEither(a, b);
+    t.from().extend(t.got(), 60_000);
+    // Well past the ack timeout: without the extension the record would have come again.
+    assertThat(a.records.poll(1200, TimeUnit.MILLISECONDS)).isNull();
+    assertThat(b.records.poll(0, TimeUnit.MILLISECONDS)).isNull();
+    t.from().ack(List.of(t.got()));
+    awaitSettled("g", 1);
+    assertThat(t.from().failures).isEmpty();
+  }
+
+  @Test
+  void aNewAckGroupStartsAtTheEndByDefaultLikeKafka() throws Exception {
+    wire.create("t", 1);
+    wire.produceValues("t", 0, 3, "old");
+    AckStream a = member("fresh", "", 10, "t"); // created on demand: auto.offset.reset=latest
+    assertThat(a.awaitMemberId(10)).startsWith("member-");
+    wire.produceValues("t", 0, 1, "new");
+    AckStream.Got g = a.next(10_000);
+    assertThat(g.value()).isEqualTo("new0");
+    assertThat(g.offset()).isEqualTo(3);
+    assertThat(describe("fresh").getMode()).isEqualTo(GroupMode.GROUP_MODE_ACK);
+  }
+
+  @Test
   void badAcksGetPerRangeFailures() throws Exception {
     wire.create("t", 1);
     ackGroup("g");

@@ -139,11 +139,11 @@ final class GroupCommand {
       long now = System.currentTimeMillis();
       if (g.getMembersCount() > 0) {
         Table members = ack
-            ? new Table("MEMBER-ID", "CLIENT-ID", "ADDRESS", "TOPICS", "LEASED", "CONNECTED", "LAST-SEEN")
-            : new Table("MEMBER-ID", "CLIENT-ID", "ADDRESS", "PARTITIONS", "LAST-HEARTBEAT");
+            ? new Table("MEMBER-ID", "CLIENT-ID", "ADDRESS", "TOPICS", "LEASED", "CONNECTED", "SEEN-AGO")
+            : new Table("MEMBER-ID", "CLIENT-ID", "ADDRESS", "PARTITIONS", "HEARTBEAT-AGO");
         for (MemberDescription m : g.getMembersList()) {
           String seen = m.getLastHeartbeatMs() > 0
-              ? String.format(Locale.ROOT, "%.1fs ago", Math.max(0, now - m.getLastHeartbeatMs()) / 1000.0) : null;
+              ? String.format(Locale.ROOT, "%.1fs", Math.max(0, now - m.getLastHeartbeatMs()) / 1000.0) : null;
           if (ack) {
             members.row(m.getMemberId(), m.getClientId(), m.getClientAddress(), partitions(m.getAssignmentList(), true),
                 m.getLeasedRecords(), m.getConnected() ? "yes" : "no", seen);

@@ -59,9 +59,10 @@ final class ConsumeCommand implements Callable<Integer> {
   Long max;
   @Option(names = {"-f", "--follow"}, description = "Keep waiting for new records.")
   boolean follow;
-  @Option(names = "--format", description = "Output template (default %v): %v value, %k key, %o offset, "
-      + "%p partition, %t timestamp ms, %T ISO time, %h headers, %a delivery attempt (with --ack; empty otherwise), "
-      + "%% percent, \\t tab.", defaultValue = "%v")
+  // picocli formats descriptions (String.format): %% prints one percent sign.
+  @Option(names = "--format", description = "Output template (default %%v): %%v value, %%k key, %%o offset, "
+      + "%%p partition, %%t timestamp ms, %%T ISO time, %%h headers, %%a delivery attempt (with --ack; empty "
+      + "otherwise), %%%% percent, \\t tab.", defaultValue = "%v")
   String format;
   @Option(names = {"-g", "--group"}, paramLabel = "GROUP", description = "Consume as a member of this consumer group: "
       + "the broker assigns partitions and the group's committed offsets say where to start; what is printed is "

@@ -60,8 +60,7 @@ final class GroupCommand {
   static RuntimeException explainNotEmpty(StatusRuntimeException e, String group, String what) {
     if (ClientErrors.reason(e).equals("GROUP_NOT_EMPTY")) {
       return new CliException("cannot " + what + " group " + group + " while it has members: stop its consumers "
-          + "first (or wait until their session times out). " + "Broker: " + e.getStatus().getDescription()
-          + " (GROUP_NOT_EMPTY)", BrookCli.EXIT_REFUSED);
+          + "first (or wait until their session times out) (GROUP_NOT_EMPTY)", BrookCli.EXIT_REFUSED);
     }
     return e;
   }

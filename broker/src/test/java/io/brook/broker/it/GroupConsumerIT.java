@@ -217,9 +217,11 @@ class GroupConsumerIT {
       String firstId = slow.memberId;
       slow.paused = true; // its heartbeat thread goes on; the application no longer polls
 
-      try (Member other = new Member("other", "poll-interval", 30_000, events)) {
-        // other's join completes only when slow rejoins or leaves: slow leaves after 3 s without poll.
-        await("other owns every partition", 60, () -> other.assignment.size() == PARTITIONS);
+      // other's long rebalance timeout makes the broker wait up to 120 s for slow to rejoin, and
+      // slow's heartbeats keep its session alive: only slow leaving (3 s after its last poll) lets
+      // other's join complete within the wait below.
+      try (Member other = new Member("other", "poll-interval", 120_000, events)) {
+        await("other owns every partition", 20, () -> other.assignment.size() == PARTITIONS);
         GroupDescription g = describe("poll-interval");
         assertThat(g.getMembersList()).extracting(MemberDescription::getMemberId).containsExactly(other.memberId);
         assertThat(slow.lost).as("slow has not polled since").isEmpty();

@@ -53,8 +53,20 @@ public final class BrokerKeys {
   public static final ConfigKey<Integer> DEFAULT_MAX_MESSAGE_BYTES = new ConfigKey<>("default.max.message.bytes",
       String.valueOf(1 << 20), Parsers::positiveInt, "max.message.bytes of topics created without one.", false);
 
+  public static final ConfigKey<Long> GROUP_MIN_SESSION_TIMEOUT_MS = new ConfigKey<>(
+      "group.min.session.timeout.ms", "6000", s -> Parsers.longAtLeast(s, 100),
+      "The shortest session timeout a group member may ask for (like Kafka's).", false);
+  public static final ConfigKey<Long> GROUP_MAX_SESSION_TIMEOUT_MS = new ConfigKey<>(
+      "group.max.session.timeout.ms", "1800000", s -> Parsers.longAtLeast(s, 100),
+      "The longest session timeout a group member may ask for (like Kafka's).", false);
+  public static final ConfigKey<Long> GROUP_JOURNAL_COMPACT_EVENTS = new ConfigKey<>(
+      "group.journal.compact.events", "100000", s -> Parsers.longAtLeast(s, 10),
+      "A group's journal (commits, deliveries, settles) is rewritten as a snapshot after this many events.",
+      false);
+
   public static final List<ConfigKey<?>> ALL = List.of(DATA_DIR, GRPC_LISTEN, GRPC_THREADS, READ_THREADS,
       MAX_REQUEST_BYTES, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
       PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS,
-      DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, DEFAULT_MAX_MESSAGE_BYTES);
+      DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
+      GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_JOURNAL_COMPACT_EVENTS);
 }

@@ -1,13 +1,18 @@
 package io.brook.broker.server;
 
+import io.brook.broker.api.AckGrpcService;
 import io.brook.broker.api.AdminGrpcService;
 import io.brook.broker.api.ApiSettings;
+import io.brook.broker.api.ClientAddress;
 import io.brook.broker.api.FetchGrpcService;
+import io.brook.broker.api.GroupGrpcService;
 import io.brook.broker.api.ProduceGrpcService;
 import io.brook.broker.api.ReadinessInterceptor;
 import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
 import io.brook.broker.durability.Flusher;
+import io.brook.broker.groups.GroupContext;
+import io.brook.broker.groups.GroupManager;
 import io.brook.broker.producers.ProducerIds;
 import io.brook.broker.storage.DataDirectoryLock;
 import io.brook.broker.storage.LogFactory;
@@ -15,8 +20,10 @@ import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;
 import io.brook.broker.topics.TopicConfig;
 import io.brook.broker.topics.TopicManager;
+import io.brook.protocol.v1.AckServiceGrpc;
 import io.brook.protocol.v1.AdminServiceGrpc;
 import io.brook.protocol.v1.FetchServiceGrpc;
+import io.brook.protocol.v1.GroupServiceGrpc;
 import io.brook.protocol.v1.ProduceServiceGrpc;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
@@ -45,10 +52,14 @@ import org.slf4j.LoggerFactory;
 public final class Broker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Broker.class);
   private static final List<String> SERVICES = List.of("", ProduceServiceGrpc.SERVICE_NAME,
-      FetchServiceGrpc.SERVICE_NAME, AdminServiceGrpc.SERVICE_NAME);
+      FetchServiceGrpc.SERVICE_NAME, AdminServiceGrpc.SERVICE_NAME, GroupServiceGrpc.SERVICE_NAME,
+      AckServiceGrpc.SERVICE_NAME);
+  /** How often group timeouts (sessions, rebalances, leases, delayed nacks) are checked. */
+  private static final long GROUP_TICK_MS = 50;
 
   private final DataDirectoryLock lock;
   private final TopicManager topics;
+  private final GroupManager groups;
   private final Server server;
   private final HealthStatusManager health;
   private final ExecutorService grpcExecutor;
@@ -74,6 +85,9 @@ public final class Broker implements AutoCloseable {
       topics = new TopicManager(dataDir, defaults, config.get(BrokerKeys.DEFAULT_PARTITIONS), logFactory, clock);
       flusher = new Flusher(config.get(BrokerKeys.SYNC_GROUP_COMMIT), grpcExecutor);
       producerIds = new ProducerIds(dataDir);
+      groups = new GroupManager(dataDir, new GroupContext(topics, clock, readExecutor,
+          config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS),
+          config.get(BrokerKeys.MAX_BATCH_RECORDS)), logFactory, config.get(BrokerKeys.GROUP_JOURNAL_COMPACT_EVENTS));
       ApiSettings settings = new ApiSettings(config.get(BrokerKeys.MAX_BATCH_RECORDS),
           config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), config.get(BrokerKeys.FETCH_MAX_WAIT_MS), clock,
           readExecutor, timer, flusher, producerIds);
@@ -83,6 +97,7 @@ public final class Broker implements AutoCloseable {
       health = new HealthStatusManager();
       SERVICES.forEach(s -> health.setStatus(s, ServingStatus.NOT_SERVING));
       ReadinessInterceptor gate = new ReadinessInterceptor(() -> ready);
+      ClientAddress address = new ClientAddress();
       InetSocketAddress listen = config.get(BrokerKeys.GRPC_LISTEN);
       server = NettyServerBuilder.forAddress(new InetSocketAddress(listen.getHostString(), listen.getPort()))
           .executor(grpcExecutor)
@@ -95,6 +110,10 @@ public final class Broker implements AutoCloseable {
           .addService(ServerInterceptors.intercept(new ProduceGrpcService(topics, settings), gate))
           .addService(ServerInterceptors.intercept(new FetchGrpcService(topics, settings), gate))
           .addService(ServerInterceptors.intercept(new AdminGrpcService(topics), gate))
+          .addService(ServerInterceptors.intercept(new GroupGrpcService(groups,
+              config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS)),
+              address, gate))
+          .addService(ServerInterceptors.intercept(new AckGrpcService(groups), address, gate))
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())
           .build();
@@ -122,6 +141,8 @@ public final class Broker implements AutoCloseable {
           .mapToLong(p -> p.endOffset() - p.startOffset()).sum();
       log.info("Recovered {} topics, {} partitions, {} records in {} ms", broker.topics.list().size(), partitions,
           records, recoveryMs);
+      broker.groups.recover();
+      broker.timer.scheduleWithFixedDelay(broker.groups::tick, GROUP_TICK_MS, GROUP_TICK_MS, TimeUnit.MILLISECONDS);
       broker.timer.scheduleWithFixedDelay(broker::maintainProducers, broker.producerMaintenanceMs,
           broker.producerMaintenanceMs, TimeUnit.MILLISECONDS);
       broker.ready = true;
@@ -160,6 +181,10 @@ public final class Broker implements AutoCloseable {
     return topics;
   }
 
+  public GroupManager groups() {
+    return groups;
+  }
+
   public void awaitTermination() throws InterruptedException {
     server.awaitTermination();
   }
@@ -170,6 +195,7 @@ public final class Broker implements AutoCloseable {
     ready = false;
     health.enterTerminalState();
     server.shutdown();
+    groups.closeMembers(); // streams and pending joins end now, so the shutdown need not wait for them
     try {
       if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
         server.shutdownNow();
@@ -180,8 +206,9 @@ public final class Broker implements AutoCloseable {
       server.shutdownNow();
     }
     flusher.close(); // answers what still waits for a force with an error: the broker is stopping
+    timer.shutdownNow(); // no group ticks while the groups close
+    groups.close(); // forces the group journals: a clean stop loses no ack or commit
     topics.close(); // wakes waiters while their executors still run
-    timer.shutdownNow();
     readExecutor.shutdownNow();
     grpcExecutor.shutdownNow();
     lock.close();

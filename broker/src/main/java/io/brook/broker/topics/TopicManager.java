@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +48,7 @@ public final class TopicManager implements AutoCloseable {
   private final InstantSource clock;
   private final Map<String, Topic> topics = new ConcurrentHashMap<>();
   private final Map<String, TopicMetadata> metadata = new ConcurrentHashMap<>();
+  private final List<Consumer<Topic>> deletionListeners = new CopyOnWriteArrayList<>();
 
   /** @param defaultPartitions the partition count of topics created without one (default.partitions) */
   public TopicManager(Path dataDir, TopicConfig defaults, int defaultPartitions, LogFactory logFactory,
@@ -187,7 +190,15 @@ public final class TopicManager implements AutoCloseable {
     return topic;
   }
 
-  public synchronized void delete(String name) {
+  /** Deletes a topic, then tells the listeners (outside this manager's lock: they take their own). */
+  public void delete(String name) {
+    Topic topic = deleteTopic(name);
+    for (Consumer<Topic> listener : deletionListeners) {
+      listener.accept(topic);
+    }
+  }
+
+  private synchronized Topic deleteTopic(String name) {
     Topic topic = get(name);
     TopicMetadata m = metadata.get(name);
     topics.remove(name);
@@ -209,6 +220,12 @@ public final class TopicManager implements AutoCloseable {
       log.warn("Topic {} deleted, but its files in {} could not all be removed yet: {}", name, trashed, e.getMessage());
     }
     log.info("Deleted topic {} (id {})", name, topic.id());
+    return topic;
+  }
+
+  /** Tells {@code listener} of each deleted topic (groups forget its offsets and leases). */
+  public void onDelete(Consumer<Topic> listener) {
+    deletionListeners.add(listener);
   }
 
   private static void checkPartitionCount(int count) {

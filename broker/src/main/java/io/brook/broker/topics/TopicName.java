@@ -11,12 +11,17 @@ public final class TopicName {
   private TopicName() {}
 
   public static String check(String name) {
+    return check("topic", name);
+  }
+
+  /** Checks a name that follows the topic-name rule; {@code kind} ("topic", "group") goes in the message. */
+  public static String check(String kind, String name) {
     if (name == null || name.isEmpty()) {
-      throw new BrokerException(BrokerError.INVALID_REQUEST, "a topic name is required");
+      throw new BrokerException(BrokerError.INVALID_REQUEST, "a " + kind + " name is required");
     }
     if (!VALID.matcher(name).matches() || name.equals(".") || name.equals("..")) {
       String shown = name.length() > 60 ? name.substring(0, 60) + "…(" + name.length() + " chars)" : name;
-      throw new BrokerException(BrokerError.INVALID_REQUEST, "invalid topic name '" + shown
+      throw new BrokerException(BrokerError.INVALID_REQUEST, "invalid " + kind + " name '" + shown
           + "': use 1 to 249 of the characters a-z A-Z 0-9 . _ - (and not '.' or '..')");
     }
     return name;

@@ -1,0 +1,84 @@
+package io.brook.broker.api;
+
+import io.brook.broker.delivery.AckMember;
+import io.brook.broker.groups.AckGroup;
+import io.brook.broker.groups.GroupManager;
+import io.brook.protocol.v1.AckServiceGrpc;
+import io.brook.protocol.v1.Nack;
+import io.brook.protocol.v1.OffsetRange;
+import io.brook.protocol.v1.LeaseExtension;
+import io.brook.protocol.v1.ReceiveRequest;
+import io.brook.protocol.v1.ReceiveResponse;
+import io.brook.protocol.v1.SettleFailure;
+import io.brook.protocol.v1.SettleRequest;
+import io.brook.protocol.v1.SettleResponse;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.List;
+
+/** brook.v1.AckService: ack-mode members receive over a stream and settle in it, or with Settle. */
+public final class AckGrpcService extends AckServiceGrpc.AckServiceImplBase {
+  private final GroupManager groups;
+
+  public AckGrpcService(GroupManager groups) {
+    this.groups = groups;
+  }
+
+  @Override
+  public StreamObserver<ReceiveRequest> receive(StreamObserver<ReceiveResponse> out) {
+    return new ReceiveSession(groups, (ServerCallStreamObserver<ReceiveResponse>) out, ClientAddress.current());
+  }
+
+  @Override
+  public void settle(SettleRequest request, StreamObserver<SettleResponse> out) {
+    SettleResponse response;
+    try {
+      AckGroup group = groups.ackGroup(request.getGroup(), false);
+      AckMember member = group.member(request.getMemberId());
+      List<AckGroup.Failure> failures = group.settle(member, ranges(request.getAcksList()),
+          nacks(request.getNacksList()), extensions(request.getExtensionsList()));
+      SettleResponse.Builder b = SettleResponse.newBuilder();
+      failures.forEach(f -> b.addFailures(failure(f)));
+      response = b.build();
+    } catch (RuntimeException e) {
+      out.onError(Errors.toStatus(e));
+      return;
+    }
+    out.onNext(response);
+    out.onCompleted();
+  }
+
+  static List<AckGroup.OffsetRange> ranges(List<OffsetRange> wire) {
+    List<AckGroup.OffsetRange> out = new ArrayList<>(wire.size());
+    wire.forEach(r -> out.add(range(r)));
+    return out;
+  }
+
+  static AckGroup.OffsetRange range(OffsetRange r) {
+    long last = r.hasLastOffset() ? r.getLastOffset() : r.getFirstOffset();
+    return new AckGroup.OffsetRange(r.getTopic(), r.getPartition(), r.getFirstOffset(), last);
+  }
+
+  static List<AckGroup.Nack> nacks(List<Nack> wire) {
+    List<AckGroup.Nack> out = new ArrayList<>(wire.size());
+    wire.forEach(n -> out.add(new AckGroup.Nack(range(n.getRange()), n.getDelayMs(), n.getReject())));
+    return out;
+  }
+
+  static List<AckGroup.Extension> extensions(List<LeaseExtension> wire) {
+    List<AckGroup.Extension> out = new ArrayList<>(wire.size());
+    wire.forEach(e -> out.add(new AckGroup.Extension(range(e.getRange()), e.getLeaseMs())));
+    return out;
+  }
+
+  static SettleFailure failure(AckGroup.Failure f) {
+    OffsetRange.Builder r = OffsetRange.newBuilder().setTopic(f.topic()).setPartition(f.partition())
+        .setFirstOffset(f.first());
+    if (f.last() != f.first()) {
+      r.setLastOffset(f.last());
+    }
+    return SettleFailure.newBuilder().setRange(r).setErrorCode(Errors.code(f.error())).setErrorMessage(f.message())
+        .build();
+  }
+}

@@ -1,0 +1,184 @@
+package io.brook.broker.api;
+
+import io.brook.broker.delivery.AckMember;
+import io.brook.broker.delivery.Delivery;
+import io.brook.broker.groups.AckGroup;
+import io.brook.broker.groups.GroupManager;
+import io.brook.broker.topics.TopicName;
+import io.brook.protocol.v1.FlowControl;
+import io.brook.protocol.v1.LeasedRecord;
+import io.brook.protocol.v1.LeasedRecords;
+import io.brook.protocol.v1.ReceiveRequest;
+import io.brook.protocol.v1.ReceiveResponse;
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.List;
+
+/**
+ * One member's Receive stream. The first message joins (creating the ack group when absent); the
+ * broker answers with the member id, then leased records whenever the group's dispatch finds room
+ * under the member's flow control. Everything sent goes out under the group's monitor, so sends
+ * never interleave.
+ */
+final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.Sink, AckGroup.Closeable {
+  static final long DEFAULT_MAX_RECORDS = 1000;
+  static final long DEFAULT_MAX_BYTES = 100L << 20;
+
+  private final GroupManager groups;
+  private final ServerCallStreamObserver<ReceiveResponse> out;
+  private final String address;
+  private volatile AckGroup group;
+  private volatile AckMember member;
+  private volatile boolean ended;
+
+  ReceiveSession(GroupManager groups, ServerCallStreamObserver<ReceiveResponse> out, String address) {
+    this.groups = groups;
+    this.out = out;
+    this.address = address;
+    out.setOnCancelHandler(this::gone);
+  }
+
+  @Override
+  public void onNext(ReceiveRequest request) {
+    if (ended) {
+      return;
+    }
+    try {
+      if (member == null) {
+        join(request);
+        return;
+      }
+      if (request.hasFlowControl()) {
+        long[] fc = flowControl(request.getFlowControl());
+        group.flowControl(member, fc[0], fc[1]);
+      }
+      if (request.getAcksCount() + request.getNacksCount() + request.getExtensionsCount() > 0) {
+        synchronized (group) {
+          List<AckGroup.Failure> failures = group.settle(member, AckGrpcService.ranges(request.getAcksList()),
+              AckGrpcService.nacks(request.getNacksList()), AckGrpcService.extensions(request.getExtensionsList()));
+          if (!failures.isEmpty() && !ended) {
+            ReceiveResponse.Builder b = ReceiveResponse.newBuilder();
+            failures.forEach(f -> b.addFailures(AckGrpcService.failure(f)));
+            out.onNext(b.build());
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      fail(Errors.toStatus(e));
+    }
+  }
+
+  private void join(ReceiveRequest first) {
+    TopicName.check("group", first.getGroup());
+    if (first.getTopicsCount() == 0) {
+      throw Errors.invalid("the first ReceiveRequest must name at least one topic");
+    }
+    first.getTopicsList().forEach(TopicName::check);
+    if (first.getClientId().length() > 255) {
+      throw Errors.invalid("client_id is longer than 255 characters");
+    }
+    long[] fc = flowControl(first.getFlowControl());
+    groups.checkTopicsExist(first.getTopicsList()); // before the group is created on demand
+    AckGroup g = groups.ackGroup(first.getGroup(), true);
+    synchronized (g) { // the member id goes out before any record can
+      AckMember m = g.connect(first.getClientId(), first.getTopicsList(), this, fc[0], fc[1], address);
+      group = g;
+      member = m;
+      out.onNext(ReceiveResponse.newBuilder().setMemberId(m.id()).build());
+    }
+  }
+
+  private static long[] flowControl(FlowControl fc) {
+    if (fc.getMaxOutstandingRecords() < 0 || fc.getMaxOutstandingBytes() < 0) {
+      throw Errors.invalid("flow control limits must be >= 0 (0: the default)");
+    }
+    long records = fc.getMaxOutstandingRecords() == 0 ? DEFAULT_MAX_RECORDS : fc.getMaxOutstandingRecords();
+    long bytes = fc.getMaxOutstandingBytes() == 0 ? DEFAULT_MAX_BYTES : fc.getMaxOutstandingBytes();
+    return new long[] {records, bytes};
+  }
+
+  @Override
+  public void deliver(List<Delivery> deliveries) {
+    if (ended) {
+      return;
+    }
+    ReceiveResponse.Builder b = ReceiveResponse.newBuilder();
+    LeasedRecords.Builder current = null;
+    for (Delivery d : deliveries) {
+      if (current == null || !current.getTopic().equals(d.topic()) || current.getPartition() != d.partition()) {
+        if (current != null) {
+          b.addBatches(current);
+        }
+        current = LeasedRecords.newBuilder().setTopic(d.topic()).setPartition(d.partition());
+      }
+      current.addRecords(LeasedRecord.newBuilder().setRecord(RecordMapper.toWire(d.record()))
+          .setDeliveryAttempt(d.attempt()).setLeaseDeadlineMs(d.leaseDeadlineMs()));
+    }
+    if (current != null) {
+      b.addBatches(current);
+    }
+    try {
+      out.onNext(b.build());
+    } catch (RuntimeException e) {
+      gone(); // cancelled under us: the leases expire or are handed back
+    }
+  }
+
+  @Override
+  public void close(String why, boolean retry) {
+    fail((retry ? Status.UNAVAILABLE : Status.ABORTED).withDescription(why).asRuntimeException());
+  }
+
+  private void fail(RuntimeException status) {
+    AckGroup g = group;
+    if (g == null) {
+      endWith(status);
+      return;
+    }
+    synchronized (g) {
+      endWith(status);
+    }
+    gone();
+  }
+
+  private void endWith(RuntimeException status) {
+    if (!ended) {
+      ended = true;
+      try {
+        out.onError(status);
+      } catch (RuntimeException ignored) {
+        // already cancelled
+      }
+    }
+  }
+
+  private void gone() {
+    ended = true;
+    if (group != null) {
+      group.disconnect(member, this);
+    }
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    gone();
+  }
+
+  @Override
+  public void onCompleted() {
+    AckGroup g = group;
+    if (g != null) {
+      synchronized (g) {
+        if (!ended) {
+          ended = true;
+          out.onCompleted();
+        }
+      }
+      g.disconnect(member, this);
+    } else if (!ended) {
+      ended = true;
+      out.onCompleted();
+    }
+  }
+}

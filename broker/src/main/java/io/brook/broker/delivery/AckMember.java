@@ -1,0 +1,102 @@
+package io.brook.broker.delivery;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A member of an ack group: the topics it receives from, how much it may hold (flow control), what
+ * it holds now, and the stream records go out on (absent between streams of a member that keeps
+ * its leases by client id).
+ */
+public final class AckMember {
+  /** Where deliveries go: a member's stream. Called under the group's monitor, one call at a time. */
+  public interface Sink {
+    void deliver(List<Delivery> deliveries);
+  }
+
+  private final String id;
+  private final boolean keepsLeases;
+  private Set<String> topics;
+  private Sink sink;
+  private String address = "";
+  private long maxRecords;
+  private long maxBytes;
+  private long leasedRecords;
+  private long leasedBytes;
+  private long lastSeenMs;
+
+  public AckMember(String id, boolean keepsLeases) {
+    this.id = id;
+    this.keepsLeases = keepsLeases;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  /** True for a member named by the client (client_id): its leases outlive its stream. */
+  public boolean keepsLeases() {
+    return keepsLeases;
+  }
+
+  public Set<String> topics() {
+    return topics;
+  }
+
+  public Sink sink() {
+    return sink;
+  }
+
+  public String address() {
+    return address;
+  }
+
+  public long leasedRecords() {
+    return leasedRecords;
+  }
+
+  public long lastSeenMs() {
+    return lastSeenMs;
+  }
+
+  public void connect(Sink s, Set<String> subscribed, String from, long nowMs) {
+    sink = s;
+    topics = Set.copyOf(subscribed);
+    address = from;
+    lastSeenMs = nowMs;
+  }
+
+  public void disconnect(long nowMs) {
+    sink = null;
+    lastSeenMs = nowMs;
+  }
+
+  public void flowControl(long records, long bytes) {
+    maxRecords = records;
+    maxBytes = bytes;
+  }
+
+  public void seen(long nowMs) {
+    lastSeenMs = nowMs;
+  }
+
+  /** Records it may still take: 0 when it is full or has no stream. */
+  public long roomRecords() {
+    return sink == null || leasedBytes >= maxBytes ? 0 : Math.max(0, maxRecords - leasedRecords);
+  }
+
+  /** Bytes it may still take (at least one record goes out even when larger). */
+  public long roomBytes() {
+    return Math.max(1, maxBytes - leasedBytes);
+  }
+
+  void leased(int bytes) {
+    leasedRecords++;
+    leasedBytes += bytes;
+  }
+
+  void released(int bytes) {
+    leasedRecords--;
+    leasedBytes -= bytes;
+  }
+}

@@ -1,0 +1,14 @@
+package io.brook.broker.groups;
+
+import io.brook.broker.topics.TopicManager;
+import java.time.InstantSource;
+import java.util.concurrent.Executor;
+
+/**
+ * What groups need from the broker.
+ *
+ * @param executor runs ack-mode deliveries (woken by appends, acks and the ticker)
+ * @param minSessionTimeoutMs bounds on what members may ask for (group.min/max.session.timeout.ms)
+ */
+public record GroupContext(TopicManager topics, InstantSource clock, Executor executor, long minSessionTimeoutMs,
+    long maxSessionTimeoutMs, int maxBatchRecords) {}

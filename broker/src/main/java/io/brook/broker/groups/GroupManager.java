@@ -1,0 +1,326 @@
+package io.brook.broker.groups;
+
+import io.brook.broker.errors.BrokerError;
+import io.brook.broker.errors.BrokerException;
+import io.brook.broker.storage.LogFactory;
+import io.brook.broker.topics.Partition;
+import io.brook.broker.topics.Topic;
+import io.brook.broker.topics.TopicName;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every group of the broker: created on first use or by CreateGroup, recovered from their journals
+ * at start (after the topics), ticked by the broker's timer, deleted with their files.
+ * Group directories live under {@code data/groups/NAME}.
+ */
+public final class GroupManager implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(GroupManager.class);
+
+  private final Path groupsDir;
+  private final Path trashDir;
+  private final GroupContext ctx;
+  private final LogFactory logFactory;
+  private final long compactAfter;
+  private final Map<String, Group> groups = new ConcurrentHashMap<>();
+
+  public GroupManager(Path dataDir, GroupContext ctx, LogFactory logFactory, long compactAfter) {
+    this.groupsDir = dataDir.resolve("groups");
+    this.trashDir = dataDir.resolve("trash");
+    this.ctx = ctx;
+    this.logFactory = logFactory;
+    this.compactAfter = compactAfter;
+    ctx.topics().onDelete(this::topicDeleted);
+  }
+
+  /** Opens every group found on disk (the topics must be recovered first). */
+  public synchronized void recover() {
+    try {
+      Files.createDirectories(groupsDir);
+      try (Stream<Path> dirs = Files.list(groupsDir)) {
+        for (Path dir : dirs.sorted().toList()) {
+          String name = dir.getFileName().toString();
+          GroupJournal.Opened opened = GroupJournal.open(dir, logFactory, ctx.clock(), compactAfter);
+          if (opened == null) {
+            log.warn("Ignoring {}: no complete group journal (a creation cut short); removing it", dir);
+            GroupJournal.deleteTree(dir);
+            continue;
+          }
+          JournalEvent.Config c = (JournalEvent.Config) opened.events().stream()
+              .filter(e -> e instanceof JournalEvent.Config).findFirst().orElseThrow(
+                  () -> new IllegalStateException("group journal of " + name + " holds no config"));
+          Group g = newGroup(name, c.mode(), GroupConfig.of(name, c.overrides()));
+          g.attach(opened.journal());
+          g.replayAll(opened.events());
+          groups.put(name, g);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read groups in " + groupsDir + ": " + e.getMessage(), e);
+    }
+    if (!groups.isEmpty()) {
+      log.info("Recovered {} groups", groups.size());
+    }
+  }
+
+  private Group newGroup(String name, GroupMode mode, GroupConfig config) {
+    return mode == GroupMode.ACK ? new AckGroup(name, ctx, config) : new OffsetGroup(name, ctx, config);
+  }
+
+  /** Creates a group; ALREADY_EXISTS when it exists. */
+  public synchronized Group create(String name, GroupMode mode, Map<String, String> config) {
+    TopicName.check("group", name);
+    GroupConfig gc = GroupConfig.of(name, config);
+    if (groups.containsKey(name)) {
+      throw new BrokerException(BrokerError.GROUP_EXISTS, "group '" + name + "' already exists");
+    }
+    Group g = newGroup(name, mode, gc);
+    g.attach(GroupJournal.create(groupsDir.resolve(name), logFactory, ctx.clock(), compactAfter,
+        List.of(new JournalEvent.Config(mode, gc.overrides()))));
+    groups.put(name, g);
+    log.info("Created {} group {}", mode.name().toLowerCase(), name);
+    return g;
+  }
+
+  public Group get(String name) {
+    Group g = groups.get(name);
+    if (g == null) {
+      TopicName.check("group", name);
+      throw new BrokerException(BrokerError.UNKNOWN_GROUP, "unknown group '" + name + "'");
+    }
+    return g;
+  }
+
+  /** The group, or null. */
+  public Group find(String name) {
+    TopicName.check("group", name);
+    return groups.get(name);
+  }
+
+  /** The offset group, created when absent (JoinGroup, a commit from outside); refuses an ack group. */
+  public OffsetGroup offsetGroup(String name, boolean create) {
+    Group g = groups.get(name);
+    if (g == null && create) {
+      synchronized (this) {
+        g = groups.get(name);
+        if (g == null) {
+          g = create(name, GroupMode.OFFSET, Map.of());
+        }
+      }
+    }
+    if (g == null) {
+      get(name);
+    }
+    if (g instanceof OffsetGroup o) {
+      return o;
+    }
+    throw new BrokerException(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name
+        + "' is in ack mode: use AckService (Receive, Settle), not offset-mode calls");
+  }
+
+  /** The ack group, created when absent (Receive); refuses an offset group. */
+  public AckGroup ackGroup(String name, boolean create) {
+    Group g = groups.get(name);
+    if (g == null && create) {
+      synchronized (this) {
+        g = groups.get(name);
+        if (g == null) {
+          g = create(name, GroupMode.ACK, Map.of());
+        }
+      }
+    }
+    if (g == null) {
+      get(name);
+    }
+    if (g instanceof AckGroup a) {
+      return a;
+    }
+    throw new BrokerException(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name
+        + "' is in offset mode: join it with GroupService.JoinGroup, or use another group for ack mode");
+  }
+
+  /** UNKNOWN_TOPIC for the first topic that does not exist. */
+  public void checkTopicsExist(List<String> topics) {
+    topics.forEach(t -> ctx.topics().get(t));
+  }
+
+  public Collection<Group> list() {
+    return new TreeMap<>(groups).values();
+  }
+
+  public Group alterConfig(String name, Map<String, String> set, List<String> remove) {
+    Group g = get(name);
+    g.alterConfig(set, remove);
+    return g;
+  }
+
+  /** Committed offsets (ack mode: the lowest unsettled offsets); empty for an unknown group. */
+  public Map<TopicPartition, CommittedOffset> committed(String name) {
+    Group g = find(name);
+    if (g instanceof OffsetGroup o) {
+      return o.committed();
+    }
+    if (g instanceof AckGroup a) {
+      return a.committed();
+    }
+    return Map.of();
+  }
+
+  /** A position a reset moves partitions to. */
+  public sealed interface ResetTo permits ResetTo.Offset, ResetTo.Time, ResetTo.Earliest, ResetTo.Latest {
+    record Offset(long offset) implements ResetTo {}
+
+    record Time(long timestampMs) implements ResetTo {}
+
+    record Earliest() implements ResetTo {}
+
+    record Latest() implements ResetTo {}
+  }
+
+  /** Per partition: the offset set, or why not. */
+  public record ResetOutcome(TopicPartition tp, long offset, BrokerException error) {}
+
+  /**
+   * Moves committed offsets while the group has no members. {@code partitions} maps topics to
+   * partitions (an empty list: all of the topic); an empty map: every partition the group has.
+   */
+  public List<ResetOutcome> reset(String name, Map<String, List<Integer>> partitions, ResetTo to, boolean dryRun) {
+    Group g = get(name);
+    synchronized (g) {
+      if (g instanceof OffsetGroup o) {
+        o.requireEmpty("reset the offsets of");
+      } else {
+        ((AckGroup) g).requireNoStreams("reset the offsets of");
+      }
+      List<TopicPartition> targets = new ArrayList<>();
+      if (partitions.isEmpty()) {
+        targets.addAll(committed(name).keySet());
+      }
+      List<ResetOutcome> outcomes = new ArrayList<>();
+      partitions.forEach((topic, list) -> {
+        try {
+          Topic t = ctx.topics().get(topic);
+          if (list.isEmpty()) {
+            for (int p = 0; p < t.partitionCount(); p++) {
+              targets.add(new TopicPartition(topic, p));
+            }
+          } else {
+            list.forEach(p -> targets.add(new TopicPartition(topic, p)));
+          }
+        } catch (BrokerException e) {
+          outcomes.add(new ResetOutcome(new TopicPartition(topic, -1), -1, e));
+        }
+      });
+      Map<Partition, Long> set = new java.util.LinkedHashMap<>();
+      for (TopicPartition tp : targets) {
+        try {
+          Partition p = ctx.topics().get(tp.topic()).partition(tp.partition());
+          long offset;
+          if (to instanceof ResetTo.Offset off) {
+            offset = off.offset();
+            p.checkInRange(offset);
+          } else if (to instanceof ResetTo.Time time) {
+            offset = p.offsetForTimestamp(time.timestampMs());
+          } else if (to instanceof ResetTo.Earliest) {
+            offset = p.startOffset();
+          } else {
+            offset = p.endOffset();
+          }
+          set.put(p, offset);
+          outcomes.add(new ResetOutcome(tp, offset, null));
+        } catch (BrokerException e) {
+          outcomes.add(new ResetOutcome(tp, -1, e));
+        }
+      }
+      if (!dryRun && !set.isEmpty()) {
+        if (g instanceof OffsetGroup o) {
+          o.setOffsets(set);
+        } else {
+          ((AckGroup) g).restartAt(set);
+        }
+        log.info("Group {}: offsets of {} partitions reset", name, set.size());
+      }
+      return outcomes;
+    }
+  }
+
+  /** Deletes a group with no members, and its files. */
+  public synchronized void delete(String name) {
+    Group g = get(name);
+    synchronized (g) {
+      if (g instanceof OffsetGroup o) {
+        o.requireEmpty("delete");
+      } else {
+        ((AckGroup) g).requireNoStreams("delete");
+      }
+      g.markDeleted();
+      groups.remove(name);
+      g.closeJournal(false);
+    }
+    Path trashed = trashDir.resolve("group-" + name + "-" + UUID.randomUUID());
+    try {
+      Files.createDirectories(trashDir);
+      Files.move(groupsDir.resolve(name), trashed, StandardCopyOption.ATOMIC_MOVE);
+      GroupJournal.deleteTree(trashed);
+    } catch (IOException | UncheckedIOException e) {
+      log.warn("Group {} deleted, but its files could not all be removed yet: {}", name, e.getMessage());
+    }
+    log.info("Deleted group {}", name);
+  }
+
+  /** Runs timeouts of every group (sessions, rebalances, leases): the broker's timer calls it often. */
+  public void tick() {
+    long now = ctx.clock().millis();
+    for (Group g : groups.values()) {
+      try {
+        g.tick(now);
+      } catch (RuntimeException e) {
+        log.warn("Group {}: timeout check failed: {}", g.name(), e.toString());
+      }
+    }
+  }
+
+  private void topicDeleted(Topic topic) {
+    for (Group g : groups.values()) {
+      g.topicDeleted(topic);
+    }
+  }
+
+  /** Ends member calls (Receive streams, pending joins): the broker is stopping. */
+  public void closeMembers() {
+    for (Group g : groups.values()) {
+      try {
+        g.closeMembers("the broker is stopping");
+      } catch (RuntimeException e) {
+        log.warn("Group {}: closing its members failed: {}", g.name(), e.toString());
+      }
+    }
+  }
+
+  /** Forces and closes every journal (a clean stop). */
+  @Override
+  public synchronized void close() {
+    for (Group g : groups.values()) {
+      try {
+        g.markDeleted(); // no dispatch after this
+        g.closeJournal(true);
+      } catch (RuntimeException e) {
+        log.warn("Group {}: close failed: {}", g.name(), e.toString());
+      }
+    }
+    groups.clear();
+  }
+}

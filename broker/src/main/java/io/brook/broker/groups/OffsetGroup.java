@@ -1,0 +1,407 @@
+package io.brook.broker.groups;
+
+import io.brook.broker.errors.BrokerError;
+import io.brook.broker.errors.BrokerException;
+import io.brook.broker.topics.Partition;
+import io.brook.broker.topics.Topic;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An offset-mode group (Kafka's consumer group, eager protocol, broker-side assignment): members
+ * join and heartbeat; a join, a leave or a silent member starts a rebalance; the rebalance completes
+ * when every member has rejoined (having given up its partitions) or the rebalance timeout passed,
+ * and then the generation grows by one and is journaled, so it survives a restart.
+ */
+public final class OffsetGroup extends Group {
+  private static final Logger log = LoggerFactory.getLogger(OffsetGroup.class);
+  static final int MAX_METADATA_BYTES = 4096;
+
+  private final Map<String, Member> members = new LinkedHashMap<>();
+  private final Map<Integer, CommittedOffset> commits = new HashMap<>();
+  private Map<TopicPartition, String> owners = new HashMap<>();
+  private Map<String, Integer> assignedPartitionCounts = Map.of();
+  private GroupState state = GroupState.EMPTY;
+  private int generation;
+  private long rebalanceDeadlineMs;
+
+  /** What a member gets when a rebalance completes. */
+  public record JoinResult(String memberId, int generation, List<TopicPartition> assignment, int heartbeatIntervalMs) {}
+
+  /** A join request, checked by {@link GroupManager}. */
+  public record JoinRequest(String memberId, String clientId, String address, List<String> topics,
+      long sessionTimeoutMs, long rebalanceTimeoutMs) {}
+
+  private static final class Member {
+    final String id;
+    String clientId;
+    String address;
+    List<String> topics;
+    long sessionTimeoutMs;
+    long rebalanceTimeoutMs;
+    long lastHeartbeatMs;
+    CompletableFuture<JoinResult> pendingJoin;
+    List<TopicPartition> assignment = List.of();
+
+    Member(String id) {
+      this.id = id;
+    }
+  }
+
+  OffsetGroup(String name, GroupContext ctx, GroupConfig config) {
+    super(name, ctx, config);
+  }
+
+  @Override
+  public GroupMode mode() {
+    return GroupMode.OFFSET;
+  }
+
+  @Override
+  public synchronized int memberCount() {
+    return members.size();
+  }
+
+  @Override
+  public synchronized GroupState state() {
+    return state;
+  }
+
+  public synchronized int generation() {
+    return generation;
+  }
+
+  /** Joins or rejoins; the future completes when the rebalance does. */
+  public synchronized CompletableFuture<JoinResult> join(JoinRequest request) {
+    long now = ctx.clock().millis();
+    Member m;
+    if (request.memberId().isEmpty()) {
+      String prefix = request.clientId().isEmpty() ? "member" : request.clientId();
+      m = new Member(prefix + "-" + UUID.randomUUID());
+      members.put(m.id, m);
+      log.info("Group {}: member {} joined ({} members)", name, m.id, members.size());
+    } else {
+      m = members.get(request.memberId());
+      if (m == null) {
+        throw unknownMember(request.memberId());
+      }
+      if (m.pendingJoin != null) { // a retried join replaces the earlier one
+        m.pendingJoin.completeExceptionally(error(BrokerError.ILLEGAL_GENERATION,
+            "superseded by a newer JoinGroup of member " + m.id));
+      }
+    }
+    m.clientId = request.clientId();
+    m.address = request.address();
+    m.topics = List.copyOf(new TreeSet<>(request.topics()));
+    m.sessionTimeoutMs = request.sessionTimeoutMs();
+    m.rebalanceTimeoutMs = request.rebalanceTimeoutMs();
+    m.lastHeartbeatMs = now;
+    m.pendingJoin = new CompletableFuture<>();
+    CompletableFuture<JoinResult> answer = m.pendingJoin;
+    startRebalance(now, "member " + m.id + " joined");
+    maybeComplete(now);
+    return answer;
+  }
+
+  /** The caller went away before the rebalance completed: it is no longer waiting. */
+  public synchronized void joinCancelled(CompletableFuture<JoinResult> join) {
+    for (Member m : members.values()) {
+      if (m.pendingJoin == join) {
+        m.pendingJoin = null;
+      }
+    }
+  }
+
+  /** @return true when a rebalance is under way: the member must rejoin */
+  public synchronized boolean heartbeat(String memberId, int memberGeneration) {
+    Member m = members.get(memberId);
+    if (m == null) {
+      throw unknownMember(memberId);
+    }
+    m.lastHeartbeatMs = ctx.clock().millis();
+    if (state == GroupState.REBALANCING) {
+      return true;
+    }
+    if (memberGeneration != generation) {
+      throw illegalGeneration(memberGeneration);
+    }
+    return false;
+  }
+
+  public synchronized void leave(String memberId) {
+    Member m = members.remove(memberId);
+    if (m == null) {
+      throw unknownMember(memberId);
+    }
+    if (m.pendingJoin != null) {
+      m.pendingJoin.completeExceptionally(unknownMember(memberId));
+    }
+    log.info("Group {}: member {} left ({} members)", name, memberId, members.size());
+    membershipShrank(ctx.clock().millis(), "member " + memberId + " left");
+  }
+
+  /** Per-partition outcome of a commit: null on success. */
+  public record CommitOutcome(TopicPartition tp, BrokerException error) {}
+
+  public record CommitRequest(TopicPartition tp, long offset, String metadata) {}
+
+  public synchronized List<CommitOutcome> commit(String memberId, int memberGeneration, List<CommitRequest> offsets) {
+    if (memberId.isEmpty() && memberGeneration == 0) {
+      if (!members.isEmpty()) {
+        throw error(BrokerError.GROUP_NOT_EMPTY, "group '" + name + "' has " + members.size()
+            + " members: only a member (member_id and generation) can commit now");
+      }
+    } else {
+      Member m = members.get(memberId);
+      if (m == null) {
+        throw unknownMember(memberId);
+      }
+      if (memberGeneration != generation) {
+        throw illegalGeneration(memberGeneration);
+      }
+    }
+    long now = ctx.clock().millis();
+    List<CommitOutcome> outcomes = new ArrayList<>();
+    List<JournalEvent> events = new ArrayList<>();
+    Map<Integer, CommittedOffset> done = new HashMap<>();
+    for (CommitRequest c : offsets) {
+      try {
+        Partition p = ctx.topics().get(c.tp().topic()).partition(c.tp().partition());
+        long end = p.endOffset();
+        if (c.offset() < 0 || c.offset() > end) {
+          throw error(BrokerError.OFFSET_OUT_OF_RANGE, c.tp() + ": cannot commit offset " + c.offset()
+              + ", the valid range is [0, " + end + "] (the end offset)");
+        }
+        if (c.metadata().length() > MAX_METADATA_BYTES) {
+          throw error(BrokerError.INVALID_REQUEST, c.tp() + ": metadata longer than " + MAX_METADATA_BYTES);
+        }
+        int key = keyOf(p, events);
+        CommittedOffset co = new CommittedOffset(c.offset(), c.metadata(), now);
+        events.add(new JournalEvent.Commit(key, co.offset(), co.timeMs(), co.metadata()));
+        done.put(key, co);
+        outcomes.add(new CommitOutcome(c.tp(), null));
+      } catch (BrokerException e) {
+        outcomes.add(new CommitOutcome(c.tp(), e));
+      }
+    }
+    write(events);
+    commits.putAll(done);
+    return outcomes;
+  }
+
+  /** Committed offsets, for the partitions asked for (all committed ones when empty). */
+  public synchronized Map<TopicPartition, CommittedOffset> committed() {
+    Map<TopicPartition, CommittedOffset> out = new TreeMap<>();
+    commits.forEach((key, co) -> out.put(keyed(key).tp(), co));
+    return out;
+  }
+
+  /** Sets offsets while the group is empty (reset); returns what was set. */
+  synchronized void setOffsets(Map<Partition, Long> offsets) {
+    requireEmpty("reset the offsets of");
+    long now = ctx.clock().millis();
+    List<JournalEvent> events = new ArrayList<>();
+    Map<Integer, CommittedOffset> done = new HashMap<>();
+    offsets.forEach((p, offset) -> {
+      int key = keyOf(p, events);
+      events.add(new JournalEvent.Commit(key, offset, now, ""));
+      done.put(key, new CommittedOffset(offset, "", now));
+    });
+    write(events);
+    commits.putAll(done);
+  }
+
+  synchronized void requireEmpty(String action) {
+    if (!members.isEmpty()) {
+      throw error(BrokerError.GROUP_NOT_EMPTY, "cannot " + action + " group '" + name + "' while it has "
+          + members.size() + " member(s): stop its consumers first (or wait for their session timeout)");
+    }
+  }
+
+  @Override
+  synchronized void tick(long now) {
+    List<String> expired = new ArrayList<>();
+    for (Member m : members.values()) {
+      if (m.pendingJoin == null && now - m.lastHeartbeatMs > m.sessionTimeoutMs) {
+        expired.add(m.id);
+      }
+    }
+    for (String id : expired) {
+      members.remove(id);
+      log.info("Group {}: member {} removed, no heartbeat within its session timeout ({} members)", name, id,
+          members.size());
+    }
+    if (!expired.isEmpty()) {
+      membershipShrank(now, expired.size() + " member(s) timed out");
+    }
+    if (state == GroupState.REBALANCING && now >= rebalanceDeadlineMs) {
+      complete(now);
+    }
+    if (state == GroupState.STABLE && !partitionCountsNow().equals(assignedPartitionCounts)) {
+      startRebalance(now, "the partitions of its topics changed");
+    }
+  }
+
+  private void membershipShrank(long now, String why) {
+    if (members.isEmpty()) {
+      state = GroupState.EMPTY;
+      owners = new HashMap<>();
+      return;
+    }
+    startRebalance(now, why);
+    maybeComplete(now);
+  }
+
+  private void startRebalance(long now, String why) {
+    if (state == GroupState.REBALANCING) {
+      return;
+    }
+    state = GroupState.REBALANCING;
+    long timeout = members.values().stream().mapToLong(m -> m.rebalanceTimeoutMs).max().orElse(0);
+    rebalanceDeadlineMs = now + timeout;
+    log.info("Group {}: rebalancing (generation {}): {}", name, generation, why);
+  }
+
+  private void maybeComplete(long now) {
+    if (state == GroupState.REBALANCING && members.values().stream().allMatch(m -> m.pendingJoin != null)) {
+      complete(now);
+    }
+  }
+
+  /** Ends a rebalance: members that did not rejoin are removed, the rest get a new generation. */
+  private void complete(long now) {
+    members.values().removeIf(m -> {
+      if (m.pendingJoin == null) {
+        log.info("Group {}: member {} removed, it did not rejoin within the rebalance timeout", name, m.id);
+        return true;
+      }
+      return false;
+    });
+    if (members.isEmpty()) {
+      state = GroupState.EMPTY;
+      owners = new HashMap<>();
+      return;
+    }
+    generation++;
+    write(List.of(new JournalEvent.Generation(generation)));
+    Map<String, List<String>> subscriptions = new TreeMap<>();
+    members.values().forEach(m -> subscriptions.put(m.id, m.topics));
+    assignedPartitionCounts = partitionCountsNow();
+    Map<String, List<TopicPartition>> assignment = Assignor.assign(subscriptions, assignedPartitionCounts, owners);
+    owners = new HashMap<>();
+    state = GroupState.STABLE;
+    for (Member m : members.values()) {
+      m.assignment = List.copyOf(assignment.get(m.id));
+      m.assignment.forEach(tp -> owners.put(tp, m.id));
+      m.lastHeartbeatMs = now;
+      CompletableFuture<JoinResult> join = m.pendingJoin;
+      m.pendingJoin = null;
+      join.complete(new JoinResult(m.id, generation, m.assignment, heartbeatInterval(m.sessionTimeoutMs)));
+    }
+    log.info("Group {}: generation {} with {} member(s), {} partitions assigned", name, generation, members.size(),
+        owners.size());
+  }
+
+  static int heartbeatInterval(long sessionTimeoutMs) {
+    return (int) Math.min(3000, Math.max(1, sessionTimeoutMs / 3));
+  }
+
+  private Map<String, Integer> partitionCountsNow() {
+    Map<String, Integer> counts = new TreeMap<>();
+    for (Member m : members.values()) {
+      for (String t : m.topics) {
+        try {
+          counts.put(t, ctx.topics().get(t).partitionCount());
+        } catch (BrokerException e) {
+          // Not created yet: the member gets its partitions once it exists.
+        }
+      }
+    }
+    return counts;
+  }
+
+  @Override
+  public synchronized GroupView describe() {
+    List<GroupView.Member> ms = new ArrayList<>();
+    for (Member m : members.values()) {
+      ms.add(new GroupView.Member(m.id, m.clientId, m.address, m.assignment, m.lastHeartbeatMs, 0, true));
+    }
+    Map<TopicPartition, GroupView.PartitionView> parts = new TreeMap<>();
+    Map<TopicPartition, CommittedOffset> committed = committed();
+    TreeSet<TopicPartition> all = new TreeSet<>(committed.keySet());
+    all.addAll(owners.keySet());
+    for (TopicPartition tp : all) {
+      CommittedOffset co = committed.get(tp);
+      long start = -1;
+      long end = -1;
+      try {
+        Partition p = ctx.topics().get(tp.topic()).partition(tp.partition());
+        start = p.startOffset();
+        end = p.endOffset();
+      } catch (BrokerException e) {
+        // The topic went away: shown without offsets.
+      }
+      parts.put(tp, new GroupView.PartitionView(tp, co == null ? -1 : co.offset(), start, end,
+          owners.getOrDefault(tp, ""), 0, 0, 0));
+    }
+    return new GroupView(name, mode(), state, generation, config.effective(), ms, List.copyOf(parts.values()));
+  }
+
+  @Override
+  protected void replay(JournalEvent event) {
+    if (event instanceof JournalEvent.Generation g) {
+      generation = g.generation();
+    } else if (event instanceof JournalEvent.Commit c) {
+      commits.put(c.key(), new CommittedOffset(c.offset(), c.metadata(), c.timeMs()));
+    } else if (event instanceof JournalEvent.Forget f) {
+      commits.remove(f.key());
+    }
+  }
+
+  @Override
+  protected void afterReplay() {}
+
+  @Override
+  protected List<JournalEvent> snapshotState() {
+    List<JournalEvent> events = new ArrayList<>();
+    events.add(new JournalEvent.Generation(generation));
+    commits.forEach((key, co) -> events.add(new JournalEvent.Commit(key, co.offset(), co.timeMs(), co.metadata())));
+    return events;
+  }
+
+  @Override
+  synchronized void topicDeleted(Topic topic) {
+    forgetTopic(topic).forEach(commits::remove);
+    if (members.values().stream().anyMatch(m -> m.topics.contains(topic.name()))) {
+      startRebalance(ctx.clock().millis(), "topic " + topic.name() + " was deleted");
+    }
+  }
+
+  @Override
+  synchronized void closeMembers(String why) {
+    for (Member m : members.values()) {
+      if (m.pendingJoin != null) {
+        m.pendingJoin.completeExceptionally(new BrokerException(BrokerError.UNKNOWN_MEMBER_ID, why));
+      }
+    }
+  }
+
+  private BrokerException unknownMember(String memberId) {
+    return error(BrokerError.UNKNOWN_MEMBER_ID, "member '" + memberId + "' is not in group '" + name
+        + "' (it left, timed out, or the broker restarted): join again with an empty member_id");
+  }
+
+  private BrokerException illegalGeneration(int memberGeneration) {
+    return error(BrokerError.ILLEGAL_GENERATION, "generation " + memberGeneration + " of group '" + name
+        + "' is stale (current: " + generation + "): the member missed a rebalance; join again");
+  }
+}

@@ -133,7 +133,9 @@ final class GroupCommand {
           + (ack ? "" : "  generation: " + g.getGeneration()) + "  members: " + g.getMembersCount());
       List<String> config = new ArrayList<>();
       new TreeMap<>(g.getConfigMap()).forEach((k, v) -> config.add(k + "=" + v));
-      out.println("Config: " + String.join(" ", config));
+      if (!config.isEmpty()) { // offset-mode groups have none
+        out.println("Config: " + String.join(" ", config));
+      }
       out.println();
       long now = System.currentTimeMillis();
       if (g.getMembersCount() > 0) {

@@ -53,6 +53,25 @@ services="$(grpcurl -plaintext "127.0.0.1:$port" list)"
 check "grpcurl list (reflection)" grep -q '^brook.v1.ProduceService$' <<<"$services"
 check "grpcurl health SERVING" bash -c "grpcurl -plaintext 127.0.0.1:$port grpc.health.v1.Health/Check | grep -q SERVING"
 
+# Consumer groups, as the README's section runs them.
+n="$(bin/brook consume orders --group billing --from earliest | wc -l)"
+check "consume --group prints every record once (got $n)" test "$n" -eq 200000
+n="$(bin/brook consume orders --group billing --from earliest | wc -l)"
+check "the group goes on where it committed: nothing left (got $n)" test "$n" -eq 0
+billing="$(bin/brook group describe billing)"
+echo "$billing"
+check "group describe billing: 3 partitions, lag 0" test "$(awk '$1 == "orders" && $5 == 0' <<<"$billing" | wc -l)" -eq 3
+check "group reset --to earliest" bin/brook group reset billing --to earliest --topic orders
+n="$(bin/brook consume orders --group billing --from earliest | wc -l)"
+check "after the reset the group reads everything again (got $n)" test "$n" -eq 200000
+check "group create workers (ack mode)" bin/brook group create workers --mode ack \
+  --config auto.offset.reset=earliest --config max.delivery.attempts=3
+n="$(bin/brook consume orders --group workers --ack --format '%p/%o attempt %a: %v' | grep -c ' attempt 1: ')"
+check "consume --ack prints and acks every record (got $n)" test "$n" -eq 200000
+workers="$(bin/brook group describe workers)"
+echo "$workers"
+check "group describe workers: all settled" test "$(awk '$1 == "orders" && $3 == $4 && $6 == 0' <<<"$workers" | wc -l)" -eq 3
+
 # kill -9 and start again: same records at the same offsets, the next produce continues.
 before="$(bin/brook consume orders --from earliest --format '%p %o %v' | sort | md5sum)"
 kill -9 "$broker_pid"

@@ -33,20 +33,25 @@ final class ClientErrors implements CommandLine.IExecutionExceptionHandler {
           + "). Is it running? Start one with 'make run', or pass --broker host:port / set BROOK_BROKER.");
       return BrookCli.EXIT_UNREACHABLE;
     }
-    String reason = "";
+    String reason = reason(s);
+    cmd.getErr().println("brook: " + status.getDescription() + " (" + (reason.isEmpty() ? status.getCode() : reason) + ")");
+    return BrookCli.EXIT_REFUSED;
+  }
+
+  /** The ErrorInfo reason of a failed call (an ErrorCode name without ERROR_CODE_), or "" when it has none. */
+  static String reason(StatusRuntimeException s) {
     com.google.rpc.Status details = StatusProto.fromThrowable(s);
     if (details != null) {
       for (com.google.protobuf.Any any : details.getDetailsList()) {
         if (any.is(ErrorInfo.class)) {
           try {
-            reason = any.unpack(ErrorInfo.class).getReason();
+            return any.unpack(ErrorInfo.class).getReason();
           } catch (com.google.protobuf.InvalidProtocolBufferException ignored) {
             // keep the code
           }
         }
       }
     }
-    cmd.getErr().println("brook: " + status.getDescription() + " (" + (reason.isEmpty() ? status.getCode() : reason) + ")");
-    return BrookCli.EXIT_REFUSED;
+    return "";
   }
 }

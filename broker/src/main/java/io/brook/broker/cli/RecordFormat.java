@@ -10,7 +10,8 @@ import java.time.Instant;
 /**
  * How {@code consume} prints a record: a template where %v is the value, %k the key (empty when
  * none), %o the offset, %p the partition, %t the timestamp in ms, %T it as ISO-8601, %h the headers
- * as name=value pairs separated by commas, %% a percent sign; \t and \n are tab and newline. Keys and
+ * as name=value pairs separated by commas, %a the delivery attempt (ack mode: 1 on the first delivery;
+ * empty otherwise), %% a percent sign; \t and \n are tab and newline. Keys and
  * values are written as their raw bytes. Every record ends with a newline.
  */
 final class RecordFormat {
@@ -19,9 +20,9 @@ final class RecordFormat {
   RecordFormat(String template) {
     for (int i = 0; i < template.length(); i++) {
       if (template.charAt(i) == '%') {
-        if (i + 1 >= template.length() || "vkoptTh%".indexOf(template.charAt(i + 1)) < 0) {
+        if (i + 1 >= template.length() || "vkoptTha%".indexOf(template.charAt(i + 1)) < 0) {
           throw new CliException("--format: unknown placeholder at '" + template.substring(i)
-              + "' (use %v %k %o %p %t %T %h %%)", BrookCli.EXIT_USAGE);
+              + "' (use %v %k %o %p %t %T %h %a %%)", BrookCli.EXIT_USAGE);
         }
         i++;
       }
@@ -30,6 +31,11 @@ final class RecordFormat {
   }
 
   void write(int partition, Record r, OutputStream out) throws IOException {
+    write(partition, r, 0, out);
+  }
+
+  /** {@code attempt}: the delivery attempt of an ack-mode record, 0 when there is none (%a prints nothing). */
+  void write(int partition, Record r, int attempt, OutputStream out) throws IOException {
     for (int i = 0; i < template.length(); i++) {
       char c = template.charAt(i);
       if (c != '%') {
@@ -47,6 +53,11 @@ final class RecordFormat {
         case 'o' -> out.write(Long.toString(r.getOffset()).getBytes(StandardCharsets.US_ASCII));
         case 'p' -> out.write(Integer.toString(partition).getBytes(StandardCharsets.US_ASCII));
         case 't' -> out.write(Long.toString(r.getTimestampMs()).getBytes(StandardCharsets.US_ASCII));
+        case 'a' -> {
+          if (attempt > 0) {
+            out.write(Integer.toString(attempt).getBytes(StandardCharsets.US_ASCII));
+          }
+        }
         case 'T' -> out.write(Instant.ofEpochMilli(r.getTimestampMs()).toString().getBytes(StandardCharsets.US_ASCII));
         case 'h' -> {
           for (int h = 0; h < r.getHeadersCount(); h++) {

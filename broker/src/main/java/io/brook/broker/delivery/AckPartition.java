@@ -1,7 +1,6 @@
 package io.brook.broker.delivery;
 
 import io.brook.broker.topics.Partition;
-import java.util.Arrays;
 
 /**
  * An ack group's state of one partition, as KIP-932 keeps a share partition's: {@code start} is the
@@ -274,7 +273,12 @@ public final class AckPartition {
     return out;
   }
 
+  /** Rebuilds the window from a snapshot: {@code snapshot} holds one entry per offset of [start, next). */
   public void replayWindow(long windowStart, long windowNext, int[] snapshot) {
+    if (windowNext - windowStart != snapshot.length) {
+      throw new IllegalArgumentException("a window of " + (windowNext - windowStart) + " offsets with "
+          + snapshot.length + " entries");
+    }
     restart(windowStart);
     for (int i = 0; i < snapshot.length; i++) {
       grow();
@@ -287,7 +291,6 @@ public final class AckPartition {
         unsettled++;
       }
     }
-    next = Math.max(next, windowNext);
   }
 
   private void grow() {
@@ -319,10 +322,5 @@ public final class AckPartition {
   @Override
   public String toString() {
     return partition.name() + "[start=" + start + ", next=" + next + ", unsettled=" + unsettled + "]";
-  }
-
-  // For tests.
-  int[] attemptsView() {
-    return Arrays.copyOf(snapshot(), size());
   }
 }

@@ -83,6 +83,9 @@ public final class GroupManager implements AutoCloseable {
   /** Creates a group; ALREADY_EXISTS when it exists. */
   public synchronized Group create(String name, GroupMode mode, Map<String, String> config) {
     TopicName.check("group", name);
+    if (mode == GroupMode.OFFSET && !config.isEmpty()) {
+      throw offsetGroupsTakeNoConfig();
+    }
     GroupConfig gc = GroupConfig.of(name, config);
     if (groups.containsKey(name)) {
       throw new BrokerException(BrokerError.GROUP_EXISTS, "group '" + name + "' already exists");
@@ -152,6 +155,11 @@ public final class GroupManager implements AutoCloseable {
         + "' is in offset mode: join it with GroupService.JoinGroup, or use another group for ack mode");
   }
 
+  private static BrokerException offsetGroupsTakeNoConfig() {
+    return new BrokerException(BrokerError.INVALID_REQUEST, "offset-mode groups take no config: the group "
+        + "config keys are for ack mode, and auto.offset.reset is a consumer setting in offset mode, as in Kafka");
+  }
+
   /** UNKNOWN_TOPIC for the first topic that does not exist. */
   public void checkTopicsExist(List<String> topics) {
     topics.forEach(t -> ctx.topics().get(t));
@@ -163,6 +171,9 @@ public final class GroupManager implements AutoCloseable {
 
   public Group alterConfig(String name, Map<String, String> set, List<String> remove) {
     Group g = get(name);
+    if (g.mode() == GroupMode.OFFSET) {
+      throw offsetGroupsTakeNoConfig();
+    }
     g.alterConfig(set, remove);
     return g;
   }

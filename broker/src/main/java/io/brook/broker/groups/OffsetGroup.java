@@ -353,7 +353,7 @@ public final class OffsetGroup extends Group {
       parts.put(tp, new GroupView.PartitionView(tp, co == null ? -1 : co.offset(), start, end,
           owners.getOrDefault(tp, ""), 0, 0, 0));
     }
-    return new GroupView(name, mode(), state, generation, config.effective(), ms, List.copyOf(parts.values()));
+    return new GroupView(name, mode(), state, generation, Map.of(), ms, List.copyOf(parts.values()));
   }
 
   @Override

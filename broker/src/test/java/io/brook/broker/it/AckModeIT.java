@@ -46,7 +46,8 @@ class AckModeIT {
 
   @BeforeEach
   void start() throws Exception {
-    broker = BrokerProcess.start(dir.resolve("data"));
+    // A tiny compaction threshold: the journals are rewritten as snapshots many times in every test.
+    broker = BrokerProcess.start(dir.resolve("data"), "--set", "group.journal.compact.events=20");
     wire = new Wire(broker.channel());
   }
 
@@ -236,7 +237,7 @@ class AckModeIT {
     produceSpread("t", 2, 50);
     List<AckStream.Got> got = a.take(100, 20_000);
     List<AckStream.Got> acked = got.stream().filter(g -> g.offset() % 2 == 0).toList();
-    a.ack(acked);
+    acked.forEach(g -> a.ack(List.of(g))); // one settle call (one journal append) each
     awaitSettledCount("g", 50);
     broker.kill9();
     broker.restart();
@@ -249,6 +250,11 @@ class AckModeIT {
     });
     assertThat(again.stream().map(g -> g.partition() + "/" + g.offset()).collect(Collectors.toSet())).hasSize(50);
     assertThat(b.records.poll(300, TimeUnit.MILLISECONDS)).isNull();
+    // The state came back through compacted journals (a snapshot every 20 events here), not one long log.
+    try (var files = java.nio.file.Files.list(dir.resolve("data/groups/g"))) {
+      assertThat(files.map(f -> f.getFileName().toString()).toList()).singleElement()
+          .satisfies(n -> assertThat(Integer.parseInt(n.substring("journal-".length()))).isGreaterThan(1));
+    }
   }
 
   /** Waits until the group reports this many fewer unsettled records than delivered ones. */
@@ -338,6 +344,36 @@ class AckModeIT {
     fast.ack(rest);
     slow.ack(held);
     awaitSettled("g", 40);
+  }
+
+  @Test
+  void anExtendedLeaseOutlivesTheAckTimeout() throws Exception {
+    wire.create("t", 1);
+    ackGroup("g", "ack.timeout.ms", "400");
+    AckStream a = member("g", "", 10, "t");
+    AckStream b = member("g", "", 10, "t");
+    wire.produceValues("t", 0, 1, "slow-job");
+    Taken t = pollEither(a, b);
+    t.from().extend(t.got(), 60_000);
+    // Well past the ack timeout: without the extension the record would have come again.
+    assertThat(a.records.poll(1200, TimeUnit.MILLISECONDS)).isNull();
+    assertThat(b.records.poll(0, TimeUnit.MILLISECONDS)).isNull();
+    t.from().ack(List.of(t.got()));
+    awaitSettled("g", 1);
+    assertThat(t.from().failures).isEmpty();
+  }
+
+  @Test
+  void aNewAckGroupStartsAtTheEndByDefaultLikeKafka() throws Exception {
+    wire.create("t", 1);
+    wire.produceValues("t", 0, 3, "old");
+    AckStream a = member("fresh", "", 10, "t"); // created on demand: auto.offset.reset=latest
+    assertThat(a.awaitMemberId(10)).startsWith("member-");
+    wire.produceValues("t", 0, 1, "new");
+    AckStream.Got g = a.next(10_000);
+    assertThat(g.value()).isEqualTo("new0");
+    assertThat(g.offset()).isEqualTo(3);
+    assertThat(describe("fresh").getMode()).isEqualTo(GroupMode.GROUP_MODE_ACK);
   }
 
   @Test

@@ -116,6 +116,23 @@ final class AckStream implements AutoCloseable {
         .build());
   }
 
+  synchronized void extend(Got g, int leaseMs) {
+    requests.onNext(ReceiveRequest.newBuilder().addExtensions(io.brook.protocol.v1.LeaseExtension.newBuilder()
+        .setRange(range(g.topic(), g.partition(), g.offset(), g.offset())).setLeaseMs(leaseMs)).build());
+  }
+
+  /** The member id the broker answered first, waiting for it. */
+  String awaitMemberId(long seconds) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + seconds * 1000;
+    while (memberId == null && System.currentTimeMillis() < deadline) {
+      Thread.sleep(10);
+    }
+    if (memberId == null) {
+      throw new AssertionError("no member id within " + seconds + " s");
+    }
+    return memberId;
+  }
+
   synchronized void flowControl(long maxOutstanding) {
     requests.onNext(ReceiveRequest.newBuilder()
         .setFlowControl(FlowControl.newBuilder().setMaxOutstandingRecords(maxOutstanding)).build());

@@ -321,8 +321,12 @@ class GroupsIT {
         .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
             assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.ALREADY_EXISTS));
     assertThatThrownBy(() -> groups().createGroup(CreateGroupRequest.newBuilder().setGroup("x")
-        .putConfig("ack.timeout.ms", "soon").build())).isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+        .setMode(GroupMode.GROUP_MODE_ACK).putConfig("ack.timeout.ms", "soon").build()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
             assertThat(e.getStatus().getDescription()).contains("ack.timeout.ms=soon"));
+    assertThatThrownBy(() -> groups().createGroup(CreateGroupRequest.newBuilder().setGroup("x")
+        .putConfig("ack.timeout.ms", "500").build())).isInstanceOfSatisfying(StatusRuntimeException.class, e ->
+            assertThat(e.getStatus().getDescription()).contains("offset-mode groups take no config"));
     assertThatThrownBy(() -> groups().joinGroup(JoinGroupRequest.newBuilder().setGroup("g").build()))
         .isInstanceOfSatisfying(StatusRuntimeException.class, e ->
             assertThat(e.getStatus().getDescription()).contains("at least one topic"));

@@ -7,6 +7,7 @@
 # Defaults (AckDriver's): 300,000 records x 1 KiB after a warm-up pass of 100,000, 4 members (own
 # channel each), 4 partitions, one producer (batches of 100, 8 in flight, unpaced), max_outstanding_records
 # 1000. ACK_JSON=FILE writes the results elsewhere (e.g. a paced run next to the unpaced one).
+# ACK_TMP=DIR puts the broker's data there (e.g. /dev/shm: tmpfs, no disk write-back; default /tmp).
 # BROOK_JAVA_OPTS goes to the broker's JVM and ACK_JAVA_OPTS to the driver's
 # (e.g. -XX:StartFlightRecording=filename=/tmp/x.jfr,settings=profile).
 set -euo pipefail
@@ -23,7 +24,7 @@ if [[ ! -f "$jar" || ! -f broker/target/brook.jar ]] \
   ./mvnw -B -q -DskipTests package
 fi
 
-work="$(mktemp -d)"
+work="$(mktemp -d -p "${ACK_TMP:-${TMPDIR:-/tmp}}")"
 port="$(free_port)"
 bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" >"$work/broker.log" 2>&1 &
 pid=$!

@@ -158,7 +158,7 @@ public final class AckDriver {
       perPartition[i % o.partitions] += n;
       left -= n;
     }
-    Tracker tracker = new Tracker(topic, perPartition, o.size);
+    Tracker tracker = new Tracker(topic, perPartition, o.size, (int) o.timeoutSeconds + 60);
 
     List<ManagedChannel> channels = new ArrayList<>();
     ManagedChannel shared = o.sharedChannel ? channel(o.host, o.port, o.directExecutor) : null;
@@ -198,6 +198,7 @@ public final class AckDriver {
         producer.run();
       }
       result.produceSeconds = producer.seconds;
+      result.produceAnswerMicros = producer.answerMicros;
       result.produceProblem = producer.problem;
 
       long wait = deadline - System.nanoTime();
@@ -309,8 +310,12 @@ public final class AckDriver {
     final AtomicLong outOfRange = new AtomicLong();
     final AtomicLong contentMismatch = new AtomicLong();
     final CountDownLatch allAcked = new CountDownLatch(1);
+    /** Start of the run (nanoTime): second 0 of the per-second timeline. */
+    final long originNanos = System.nanoTime();
+    final int seconds;
 
-    Tracker(String topic, long[] perPartition, int size) {
+    Tracker(String topic, long[] perPartition, int size, int seconds) {
+      this.seconds = seconds;
       this.topic = topic;
       this.perPartition = perPartition;
       this.size = size;
@@ -384,6 +389,9 @@ public final class AckDriver {
     final int index;
     final Tracker tracker;
     final Histogram latencyMicros = new Histogram(TimeUnit.HOURS.toMicros(1), 3);
+    // Per second of the run (by ack time): records acked, and the longest produce -> ack (µs).
+    final long[] ackedPerSecond;
+    final long[] maxMicrosPerSecond;
     final CountDownLatch joined = new CountDownLatch(1);
     final CountDownLatch closed = new CountDownLatch(1);
     final AtomicReference<Throwable> error = new AtomicReference<>();
@@ -408,6 +416,8 @@ public final class AckDriver {
     Member(int index, Tracker tracker) {
       this.index = index;
       this.tracker = tracker;
+      this.ackedPerSecond = new long[tracker.seconds];
+      this.maxMicrosPerSecond = new long[tracker.seconds];
     }
 
     void start(AckServiceGrpc.AckServiceStub stub, String group, String topic, long maxOutstanding) {
@@ -489,10 +499,13 @@ public final class AckDriver {
       send(ack.build());
       ackMessages++;
       lastAckNanos = ackAt;
+      int second = (int) Math.min(ackedPerSecond.length - 1, (ackAt - tracker.originNanos) / 1_000_000_000L);
+      ackedPerSecond[second] += n;
       for (int k = 0; k < n; k++) {
         if (sentAt[k] != Long.MIN_VALUE) {
-          latencyMicros.recordValue(Math.min(latencyMicros.getHighestTrackableValue(),
-              Math.max(0, (ackAt - sentAt[k]) / 1000)));
+          long micros = Math.min(latencyMicros.getHighestTrackableValue(), Math.max(0, (ackAt - sentAt[k]) / 1000));
+          latencyMicros.recordValue(micros);
+          maxMicrosPerSecond[second] = Math.max(maxMicrosPerSecond[second], micros);
         }
         tracker.acked(partitions[k], offsets[k]);
       }
@@ -562,6 +575,8 @@ public final class AckDriver {
     final long deadline;
     double seconds;
     String problem;
+    /** Produce request sent -> its answer, µs (one value per request). */
+    final Histogram answerMicros = new Histogram(TimeUnit.HOURS.toMicros(1), 3);
 
     Producer(ManagedChannel channel, String topic, Options o, long records, long deadline) {
       this.channel = channel;
@@ -585,6 +600,7 @@ public final class AckDriver {
           new StreamObserver<>() {
             @Override
             public void onNext(ProduceStreamResponse r) {
+              long now = System.nanoTime();
               long[] want;
               synchronized (expected) {
                 want = expected.poll();
@@ -599,6 +615,9 @@ public final class AckDriver {
                       + result.getBaseOffset() + " x" + result.getRecordCount() + ", expected "
                       + Arrays.toString(want) + " (is the topic fresh?)");
                 }
+              }
+              if (want != null) {
+                answerMicros.recordValue(Math.min(answerMicros.getHighestTrackableValue(), (now - want[3]) / 1000));
               }
               window.release();
             }
@@ -636,7 +655,7 @@ public final class AckDriver {
           batch.addRecords(Record.newBuilder().setValue(ByteString.copyFrom(stamp.array()).concat(fill)));
         }
         synchronized (expected) {
-          expected.add(new long[] {p, nextSequence[p] - n, n});
+          expected.add(new long[] {p, nextSequence[p] - n, n, now});
         }
         stream.onNext(ProduceStreamRequest.newBuilder().setCorrelationId(i)
             .setRequest(ProduceRequest.newBuilder().addBatches(batch)).build());
@@ -663,6 +682,7 @@ public final class AckDriver {
     final Options o;
     final Histogram latency = new Histogram(TimeUnit.HOURS.toMicros(1), 3);
     double produceSeconds;
+    Histogram produceAnswerMicros;
     double driverCpuSeconds;
     double brokerCpuSeconds = -1;
     String produceProblem;
@@ -687,6 +707,8 @@ public final class AckDriver {
     final Map<String, Long> failures = new TreeMap<>();
     final Map<String, String> groupConfig = new TreeMap<>();
     final List<Long> perMember = new ArrayList<>();
+    final List<Long> ackedPerSecond = new ArrayList<>();
+    final List<Double> maxMsPerSecond = new ArrayList<>();
     final List<String> memberErrors = new ArrayList<>();
 
     Result(String name, long records, Options o) {
@@ -718,6 +740,22 @@ public final class AckDriver {
         }
       }
       seconds = last > first ? (last - first) / 1e9 : 0;
+      int used = 0;
+      for (int i = 0; i < t.seconds; i++) {
+        long acked = 0;
+        long max = 0;
+        for (Member m : members) {
+          acked += m.ackedPerSecond[i];
+          max = Math.max(max, m.maxMicrosPerSecond[i]);
+        }
+        ackedPerSecond.add(acked);
+        maxMsPerSecond.add(max / 1000.0);
+        if (acked > 0) {
+          used = i + 1;
+        }
+      }
+      ackedPerSecond.subList(used, ackedPerSecond.size()).clear();
+      maxMsPerSecond.subList(used, maxMsPerSecond.size()).clear();
       long[] scan = t.scan(examples);
       missing = scan[0];
       ackedTwice = scan[1];
@@ -837,6 +875,14 @@ public final class AckDriver {
       lat.put("mean", latency.getMean() / 1000.0);
       lat.put("count", latency.getTotalCount());
       m.put("produce_to_ack_ms", lat);
+      if (produceAnswerMicros != null && produceAnswerMicros.getTotalCount() > 0) {
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("p50", produceAnswerMicros.getValueAtPercentile(50) / 1000.0);
+        answer.put("p99", produceAnswerMicros.getValueAtPercentile(99) / 1000.0);
+        answer.put("max", produceAnswerMicros.getMaxValue() / 1000.0);
+        answer.put("requests", produceAnswerMicros.getTotalCount());
+        m.put("produce_answer_ms", answer);
+      }
       m.put("deliveries", deliveries);
       m.put("redeliveries", redeliveries);
       m.put("broker_redeliveries", brokerRedeliveries);
@@ -852,6 +898,8 @@ public final class AckDriver {
       m.put("broker_settled", brokerSettled);
       m.put("broker_settle_wait_ms", settleMs);
       m.put("deliveries_per_member", perMember);
+      m.put("acked_per_second", ackedPerSecond);
+      m.put("max_produce_to_ack_ms_per_second", maxMsPerSecond);
       m.put("driver_cpu_seconds", driverCpuSeconds);
       m.put("broker_cpu_seconds", brokerCpuSeconds < 0 ? null : brokerCpuSeconds);
       m.put("cores", Runtime.getRuntime().availableProcessors());

@@ -56,6 +56,7 @@ median = {
     "driver_cpu_seconds": med(lambda r: r["driver_cpu_seconds"]),
     "broker_cpu_seconds": med(lambda r: r["broker_cpu_seconds"] or 0),
     "seconds": med(lambda r: r["seconds"]),
+    "produce_answer_ms": {k: med(lambda r, k=k: r["produce_answer_ms"][k]) for k in ("p50", "p99", "max")},
 }
 json.dump({"runs": runs, "median": median, "all_ok": all(r["ok"] for r in runs)}, open(out, "w"), indent=1)
 lat = median["produce_to_ack_ms"]
@@ -63,6 +64,7 @@ r0 = runs[0]
 print(f"ack median of {len(runs)}: {r0['records']} records x {r0['record_bytes']} B, {r0['members']} members, "
       f"{r0['partitions']} partitions: {median['records_per_s']:.0f} records/s, {median['mb_per_s']:.1f} MB/s; "
       f"produce->ack ms p50 {lat['p50']:.2f} p99 {lat['p99']:.2f} p99.9 {lat['p99_9']:.2f} max {lat['max']:.2f}; "
+      f"produce answered ms p50 {median['produce_answer_ms']['p50']:.2f} p99 {median['produce_answer_ms']['p99']:.2f}; "
       f"CPU s (median): driver {median['driver_cpu_seconds']:.2f}, broker {median['broker_cpu_seconds']:.2f} "
       f"in {median['seconds']:.2f} s; exactly once in every run: {'yes' if all(r['ok'] for r in runs) else 'NO'}")
 print(f"(written to {out})")

@@ -12,7 +12,7 @@ jar=perf/target/brook-perf.jar
 out="$(mktemp)"
 work="$(mktemp -d)"
 pid=""
-trap 'rm -f "$out"; [[ -n "$pid" ]] && { kill $pid 2>/dev/null; wait $pid 2>/dev/null; }; rm -rf "$work"' EXIT
+trap 'rm -f "$out"; if [[ -n "$pid" ]]; then kill $pid 2>/dev/null; wait $pid 2>/dev/null || true; fi; rm -rf "$work"' EXIT
 java -jar "$jar" -wi 0 -i 1 -r 200ms -p recordSize=100 -p batchSize=1 -rf json -rff "$out" >/dev/null 2>&1 || true
 passed=0 failed=0
 for bench in $(java -jar "$jar" -l | tail -n +2); do

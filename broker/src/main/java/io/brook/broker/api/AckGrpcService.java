@@ -32,21 +32,15 @@ public final class AckGrpcService extends AckServiceGrpc.AckServiceImplBase {
 
   @Override
   public void settle(SettleRequest request, StreamObserver<SettleResponse> out) {
-    SettleResponse response;
-    try {
+    Unary.answer(out, () -> {
       AckGroup group = groups.ackGroup(request.getGroup(), false);
       AckMember member = group.member(request.getMemberId());
       List<AckGroup.Failure> failures = group.settle(member, ranges(request.getAcksList()),
           nacks(request.getNacksList()), extensions(request.getExtensionsList()));
       SettleResponse.Builder b = SettleResponse.newBuilder();
       failures.forEach(f -> b.addFailures(failure(f)));
-      response = b.build();
-    } catch (RuntimeException e) {
-      out.onError(Errors.toStatus(e));
-      return;
-    }
-    out.onNext(response);
-    out.onCompleted();
+      return b.build();
+    });
   }
 
   static List<AckGroup.OffsetRange> ranges(List<OffsetRange> wire) {

@@ -19,7 +19,6 @@ import io.brook.protocol.v1.ListTopicsResponse;
 import io.brook.protocol.v1.PartitionDescription;
 import io.brook.protocol.v1.TopicDescription;
 import io.grpc.stub.StreamObserver;
-import java.util.function.Supplier;
 
 /** brook.v1.AdminService: topic lifecycle. Control plane: plain and synchronous. */
 public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBase {
@@ -31,7 +30,7 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
 
   @Override
   public void createTopic(CreateTopicRequest request, StreamObserver<CreateTopicResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       if (request.getPartitions() < 0) {
         throw Errors.invalid("partitions must be >= 0 (0: the default), got " + request.getPartitions());
       }
@@ -42,7 +41,7 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
 
   @Override
   public void listTopics(ListTopicsRequest request, StreamObserver<ListTopicsResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       ListTopicsResponse.Builder b = ListTopicsResponse.newBuilder();
       topics.list().forEach(t -> b.addTopics(describe(t)));
       return b.build();
@@ -51,12 +50,12 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
 
   @Override
   public void describeTopic(DescribeTopicRequest request, StreamObserver<DescribeTopicResponse> out) {
-    answer(out, () -> DescribeTopicResponse.newBuilder().setTopic(describe(topics.get(request.getName()))).build());
+    Unary.answer(out, () -> DescribeTopicResponse.newBuilder().setTopic(describe(topics.get(request.getName()))).build());
   }
 
   @Override
   public void alterTopicConfig(AlterTopicConfigRequest request, StreamObserver<AlterTopicConfigResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       Topic t = topics.alterConfig(request.getName(), request.getSetMap(), request.getRemoveList());
       return AlterTopicConfigResponse.newBuilder().setTopic(describe(t)).build();
     });
@@ -64,7 +63,7 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
 
   @Override
   public void createPartitions(CreatePartitionsRequest request, StreamObserver<CreatePartitionsResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       Topic t = topics.addPartitions(request.getName(), request.getTotalPartitions());
       return CreatePartitionsResponse.newBuilder().setTopic(describe(t)).build();
     });
@@ -72,7 +71,7 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
 
   @Override
   public void deleteTopic(DeleteTopicRequest request, StreamObserver<DeleteTopicResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       topics.delete(request.getName());
       return DeleteTopicResponse.getDefaultInstance();
     });
@@ -98,15 +97,4 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
     return b.build();
   }
 
-  private static <T> void answer(StreamObserver<T> out, Supplier<T> work) {
-    T response;
-    try {
-      response = work.get();
-    } catch (RuntimeException e) {
-      out.onError(Errors.toStatus(e));
-      return;
-    }
-    out.onNext(response);
-    out.onCompleted();
-  }
 }

@@ -51,7 +51,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.function.Supplier;
 
 /**
  * brook.v1.GroupService: offset-mode membership and commits, and the admin calls of both modes.
@@ -77,14 +76,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
     CompletableFuture<OffsetGroup.JoinResult> joined;
     OffsetGroup group;
     try {
-      TopicName.check("group", request.getGroup());
-      if (request.getTopicsCount() == 0) {
-        throw Errors.invalid("JoinGroup needs at least one topic");
-      }
-      request.getTopicsList().forEach(TopicName::check);
-      if (request.getClientId().length() > MAX_CLIENT_ID) {
-        throw Errors.invalid("client_id is longer than " + MAX_CLIENT_ID + " characters");
-      }
+      checkMember("JoinGroup", request.getGroup(), request.getTopicsList(), request.getClientId());
       long session = request.getSessionTimeoutMs() == 0 ? DEFAULT_SESSION_TIMEOUT_MS : request.getSessionTimeoutMs();
       if (session < minSessionMs || session > maxSessionMs) {
         throw Errors.invalid("session_timeout_ms " + session + " is outside the broker's bounds [" + minSessionMs
@@ -122,9 +114,21 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
     });
   }
 
+  /** What a joining member names, in either mode: a group, at least one topic, a client id of sane length. */
+  static void checkMember(String call, String group, List<String> topics, String clientId) {
+    TopicName.check("group", group);
+    if (topics.isEmpty()) {
+      throw Errors.invalid(call + " needs at least one topic");
+    }
+    topics.forEach(TopicName::check);
+    if (clientId.length() > MAX_CLIENT_ID) {
+      throw Errors.invalid("client_id is longer than " + MAX_CLIENT_ID + " characters");
+    }
+  }
+
   @Override
   public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       boolean rejoin = groups.offsetGroup(request.getGroup(), false)
           .heartbeat(request.getMemberId(), request.getGeneration());
       return HeartbeatResponse.newBuilder().setRejoin(rejoin).build();
@@ -133,7 +137,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
 
   @Override
   public void leaveGroup(LeaveGroupRequest request, StreamObserver<LeaveGroupResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       groups.offsetGroup(request.getGroup(), false).leave(request.getMemberId());
       return LeaveGroupResponse.getDefaultInstance();
     });
@@ -141,7 +145,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
 
   @Override
   public void commitOffsets(CommitOffsetsRequest request, StreamObserver<CommitOffsetsResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       boolean outsider = request.getMemberId().isEmpty() && request.getGeneration() == 0;
       OffsetGroup group = groups.offsetGroup(request.getGroup(), outsider);
       List<OffsetGroup.CommitRequest> offsets = new ArrayList<>();
@@ -164,7 +168,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
   @Override
   public void fetchCommittedOffsets(FetchCommittedOffsetsRequest request,
       StreamObserver<FetchCommittedOffsetsResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       Map<TopicPartition, CommittedOffset> committed = groups.committed(request.getGroup());
       FetchCommittedOffsetsResponse.Builder b = FetchCommittedOffsetsResponse.newBuilder();
       if (request.getPartitionsCount() == 0) {
@@ -190,7 +194,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
 
   @Override
   public void createGroup(CreateGroupRequest request, StreamObserver<CreateGroupResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       GroupMode mode = switch (request.getMode()) {
         case GROUP_MODE_UNSPECIFIED, GROUP_MODE_OFFSET -> GroupMode.OFFSET;
         case GROUP_MODE_ACK -> GroupMode.ACK;
@@ -203,7 +207,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
 
   @Override
   public void alterGroupConfig(AlterGroupConfigRequest request, StreamObserver<AlterGroupConfigResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       Group g = groups.alterConfig(request.getGroup(), request.getSetMap(), request.getRemoveList());
       return AlterGroupConfigResponse.newBuilder().setGroup(describe(g.describe())).build();
     });
@@ -211,7 +215,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
 
   @Override
   public void listGroups(ListGroupsRequest request, StreamObserver<ListGroupsResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       ListGroupsResponse.Builder b = ListGroupsResponse.newBuilder();
       for (Group g : groups.list()) {
         b.addGroups(GroupSummary.newBuilder().setName(g.name()).setMode(mode(g.mode())).setState(state(g.state()))
@@ -223,13 +227,13 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
 
   @Override
   public void describeGroup(DescribeGroupRequest request, StreamObserver<DescribeGroupResponse> out) {
-    answer(out, () -> DescribeGroupResponse.newBuilder()
+    Unary.answer(out, () -> DescribeGroupResponse.newBuilder()
         .setGroup(describe(groups.get(request.getGroup()).describe())).build());
   }
 
   @Override
   public void resetGroupOffsets(ResetGroupOffsetsRequest request, StreamObserver<ResetGroupOffsetsResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       if (!request.hasPosition()) {
         throw Errors.invalid("a reset needs a position: an offset, a timestamp, EARLIEST or LATEST");
       }
@@ -269,7 +273,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
 
   @Override
   public void deleteGroup(DeleteGroupRequest request, StreamObserver<DeleteGroupResponse> out) {
-    answer(out, () -> {
+    Unary.answer(out, () -> {
       groups.delete(request.getGroup());
       return DeleteGroupResponse.getDefaultInstance();
     });
@@ -334,16 +338,5 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
     };
   }
 
-  private static <T> void answer(StreamObserver<T> out, Supplier<T> work) {
-    T response;
-    try {
-      response = work.get();
-    } catch (RuntimeException e) {
-      out.onError(Errors.toStatus(e));
-      return;
-    }
-    out.onNext(response);
-    out.onCompleted();
-  }
 
 }

@@ -4,7 +4,6 @@ import io.brook.broker.delivery.AckMember;
 import io.brook.broker.delivery.Delivery;
 import io.brook.broker.groups.AckGroup;
 import io.brook.broker.groups.GroupManager;
-import io.brook.broker.topics.TopicName;
 import io.brook.protocol.v1.FlowControl;
 import io.brook.protocol.v1.LeasedRecord;
 import io.brook.protocol.v1.LeasedRecords;
@@ -70,14 +69,8 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
   }
 
   private void join(ReceiveRequest first) {
-    TopicName.check("group", first.getGroup());
-    if (first.getTopicsCount() == 0) {
-      throw Errors.invalid("the first ReceiveRequest must name at least one topic");
-    }
-    first.getTopicsList().forEach(TopicName::check);
-    if (first.getClientId().length() > 255) {
-      throw Errors.invalid("client_id is longer than 255 characters");
-    }
+    GroupGrpcService.checkMember("the first ReceiveRequest", first.getGroup(), first.getTopicsList(),
+        first.getClientId());
     long[] fc = flowControl(first.getFlowControl());
     groups.checkTopicsExist(first.getTopicsList()); // before the group is created on demand
     AckGroup g = groups.ackGroup(first.getGroup(), true);

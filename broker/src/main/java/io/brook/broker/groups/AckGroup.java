@@ -38,7 +38,6 @@ public final class AckGroup extends Group {
   private static final long FORGET_IDLE_MEMBER_MS = 60_000;
 
   private final Map<Integer, AckPartition> partitions = new LinkedHashMap<>();
-  private final Map<TopicPartition, AckPartition> byTp = new HashMap<>();
   private final Map<String, AckMember> members = new LinkedHashMap<>();
   private final Map<Integer, Runnable> waiters = new HashMap<>();
   private final DeadLetters deadLetters;
@@ -196,7 +195,7 @@ public final class AckGroup extends Group {
       failures.add(invalid(r, "a range may span at most 1000000 offsets"));
       return false;
     }
-    AckPartition ap = byTp.get(new TopicPartition(r.topic(), r.partition()));
+    AckPartition ap = stateOf(new TopicPartition(r.topic(), r.partition()));
     if (ap == null) {
       BrokerError why;
       String msg;
@@ -413,9 +412,9 @@ public final class AckGroup extends Group {
       } catch (BrokerException e) {
         continue;
       }
-      boolean known = topic.partitions().stream().anyMatch(p -> byTp.containsKey(tp(p)));
+      boolean known = topic.partitions().stream().anyMatch(p -> stateOf(tp(p)) != null);
       for (Partition p : topic.partitions()) {
-        if (byTp.containsKey(tp(p))) {
+        if (stateOf(tp(p)) != null) {
           continue;
         }
         // A partition added to a topic the group already reads starts at its beginning: nothing is skipped.
@@ -433,11 +432,13 @@ public final class AckGroup extends Group {
   }
 
   private void add(AckPartition ap) {
-    AckPartition old = partitions.put(ap.key(), ap);
-    if (old != null) {
-      byTp.remove(tp(old.partition()));
-    }
-    byTp.put(tp(ap.partition()), ap);
+    partitions.put(ap.key(), ap);
+  }
+
+  /** The group's state of a partition, found through its journal key. */
+  private AckPartition stateOf(TopicPartition tp) {
+    Keyed k = keyed(tp);
+    return k == null ? null : partitions.get(k.key());
   }
 
   /** Moves the start of partitions (a reset while no member is connected); discards their window. */
@@ -446,8 +447,8 @@ public final class AckGroup extends Group {
     List<JournalEvent> events = new ArrayList<>();
     offsets.forEach((p, offset) -> {
       int key = keyOf(p, events);
-      AckPartition ap = byTp.get(tp(p));
-      if (ap == null || ap.key() != key) {
+      AckPartition ap = partitions.get(key);
+      if (ap == null) {
         ap = new AckPartition(p, key, offset);
         add(ap);
       }
@@ -554,10 +555,7 @@ public final class AckGroup extends Group {
         }
       }
     } else if (event instanceof JournalEvent.Forget f) {
-      AckPartition ap = partitions.remove(f.key());
-      if (ap != null) {
-        byTp.remove(tp(ap.partition()));
-      }
+      partitions.remove(f.key());
     }
   }
 
@@ -586,7 +584,6 @@ public final class AckGroup extends Group {
       AckPartition ap = partitions.remove(key);
       if (ap != null) {
         ap.restart(ap.next()); // gives the members' room back
-        byTp.remove(tp(ap.partition()));
       }
       waiters.remove(key);
     }

@@ -106,8 +106,7 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
     }
     // Keys of topics deleted (or deleted and created again) while the broker was down.
     for (Keyed k : new ArrayList<>(byKey.values())) {
-      Topic t = ctx.topics().list().stream().filter(x -> x.name().equals(k.tp().topic())).findFirst().orElse(null);
-      if (t == null || !t.id().equals(k.topicId()) || k.tp().partition() >= t.partitionCount()) {
+      if (currentPartition(k) == null) {
         byKey.remove(k.key());
         byTp.remove(k.tp());
         replay(new JournalEvent.Forget(k.key()));
@@ -135,6 +134,11 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
 
   protected Keyed keyed(int key) {
     return byKey.get(key);
+  }
+
+  /** The key of a topic partition the group has state for, or null. */
+  protected Keyed keyed(TopicPartition tp) {
+    return byTp.get(tp);
   }
 
   /** Drops the keys of a deleted topic; returns them. */

@@ -1,6 +1,7 @@
 package io.brook.broker.groups;
 
 import io.brook.broker.storage.AppendBatch;
+import io.brook.broker.storage.Directories;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.storage.LogOptions;
 import io.brook.broker.storage.LogRecord;
@@ -14,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -197,13 +197,8 @@ final class GroupJournal implements AutoCloseable {
   }
 
   static void deleteTree(Path root) {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
+    try {
+      Directories.deleteTree(root);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

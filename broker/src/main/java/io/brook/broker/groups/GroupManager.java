@@ -115,44 +115,33 @@ public final class GroupManager implements AutoCloseable {
 
   /** The offset group, created when absent (JoinGroup, a commit from outside); refuses an ack group. */
   public OffsetGroup offsetGroup(String name, boolean create) {
-    Group g = groups.get(name);
-    if (g == null && create) {
-      synchronized (this) {
-        g = groups.get(name);
-        if (g == null) {
-          g = create(name, GroupMode.OFFSET, Map.of());
-        }
-      }
-    }
-    if (g == null) {
-      get(name);
-    }
-    if (g instanceof OffsetGroup o) {
-      return o;
-    }
-    throw new BrokerException(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name
-        + "' is in ack mode: use AckService (Receive, Settle), not offset-mode calls");
+    return (OffsetGroup) inMode(name, GroupMode.OFFSET, create,
+        "is in ack mode: use AckService (Receive, Settle), not offset-mode calls");
   }
 
   /** The ack group, created when absent (Receive); refuses an offset group. */
   public AckGroup ackGroup(String name, boolean create) {
+    return (AckGroup) inMode(name, GroupMode.ACK, create,
+        "is in offset mode: join it with GroupService.JoinGroup, or use another group for ack mode");
+  }
+
+  private Group inMode(String name, GroupMode mode, boolean create, String otherwise) {
     Group g = groups.get(name);
     if (g == null && create) {
       synchronized (this) {
         g = groups.get(name);
         if (g == null) {
-          g = create(name, GroupMode.ACK, Map.of());
+          g = create(name, mode, Map.of());
         }
       }
     }
     if (g == null) {
-      get(name);
+      get(name); // UNKNOWN_GROUP, or INVALID_REQUEST for a bad name
     }
-    if (g instanceof AckGroup a) {
-      return a;
+    if (g.mode() != mode) {
+      throw new BrokerException(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name + "' " + otherwise);
     }
-    throw new BrokerException(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name
-        + "' is in offset mode: join it with GroupService.JoinGroup, or use another group for ack mode");
+    return g;
   }
 
   private static BrokerException offsetGroupsTakeNoConfig() {

@@ -2,6 +2,7 @@ package io.brook.broker.topics;
 
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.storage.Directories;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.storage.LogOptions;
 import io.brook.broker.storage.PartitionLog;
@@ -15,7 +16,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -66,8 +66,8 @@ public final class TopicManager implements AutoCloseable {
   public synchronized void recover() {
     try {
       Files.createDirectories(topicsDir);
-      deleteTree(stagingDir);
-      deleteTree(trashDir);
+      Directories.deleteTree(stagingDir);
+      Directories.deleteTree(trashDir);
       try (Stream<Path> dirs = Files.list(topicsDir)) {
         for (Path dir : dirs.sorted().toList()) {
           if (!Files.exists(dir.resolve(TopicMetadata.FILE))) {
@@ -214,7 +214,7 @@ public final class TopicManager implements AutoCloseable {
       throw new BrokerException(BrokerError.STORAGE_ERROR, "cannot delete topic " + name + ": " + e.getMessage());
     }
     try {
-      deleteTree(trashed);
+      Directories.deleteTree(trashed);
     } catch (IOException | UncheckedIOException e) {
       // The topic is gone (no longer under topics/); recovery empties trash/ at the next start.
       log.warn("Topic {} deleted, but its files in {} could not all be removed yet: {}", name, trashed, e.getMessage());
@@ -232,17 +232,6 @@ public final class TopicManager implements AutoCloseable {
     if (count < 1 || count > MAX_PARTITIONS) {
       throw new BrokerException(BrokerError.INVALID_REQUEST,
           "partition count must be between 1 and " + MAX_PARTITIONS + ", got " + count);
-    }
-  }
-
-  private static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
     }
   }
 

@@ -1,0 +1,40 @@
+package io.brook.broker.storage;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What an offline dump of a partition found.
+ *
+ * @param roll the segment roll the queue was created with ("1h", ...)
+ * @param brokerRunning a broker held the data directory during the dump: a snapshot of a live log
+ * @param firstOffset -1 when the log holds no batch
+ * @param lastOffset -1 when the log holds no batch
+ * @param gaps places where a batch starts after the offset the previous one ended at
+ * @param overlaps places where a batch starts before the offset the previous one ended at
+ * @param malformedBatches batches whose header or records do not decode
+ * @param inconsistencies headers that disagree with the batch before them (log position, running max timestamp)
+ * @param problems the first problems found, one line each
+ */
+public record DumpSummary(Path dir, String roll, boolean brokerRunning, int segments, long batches, long records,
+    long bytes, long firstOffset, long lastOffset, long gaps, long overlaps, long checksumFailures,
+    long malformedBatches, long inconsistencies, Tail tail, List<String> problems) {
+
+  /** The end of the log after the last complete batch. */
+  public enum Tail {
+    /** Nothing after the last complete batch. */
+    CLEAN,
+    /**
+     * An append was cut short (a crash mid-append): Chronicle's write lock is still held or bytes of an
+     * unfinished document follow the last batch. Readers never see it; the broker's next append overwrites it.
+     */
+    TORN,
+    /** The broker is running and was appending during the dump. */
+    APPEND_IN_PROGRESS
+  }
+
+  /** True when the files hold anything a crash alone cannot explain: gaps, overlaps, bad checksums, bad batches. */
+  public boolean corrupt() {
+    return gaps + overlaps + checksumFailures + malformedBatches + inconsistencies > 0;
+  }
+}

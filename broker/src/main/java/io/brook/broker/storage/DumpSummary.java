@@ -20,15 +20,21 @@ public record DumpSummary(Path dir, String roll, boolean brokerRunning, int segm
     long bytes, long firstOffset, long lastOffset, long gaps, long overlaps, long checksumFailures,
     long malformedBatches, long inconsistencies, Tail tail, List<String> problems) {
 
-  /** The end of the log after the last complete batch. */
+  /** What follows the last complete batch. */
   public enum Tail {
-    /** Nothing after the last complete batch. */
+    /** Nothing. */
     CLEAN,
     /**
-     * An append was cut short (a crash mid-append): Chronicle's write lock is still held or bytes of an
-     * unfinished document follow the last batch. Readers never see it; the broker's next append overwrites it.
+     * An incomplete document: its writer died mid-append (Chronicle's write lock is still held) and no
+     * broker has opened the partition since. Readers never see it; the broker clears the lock at start
+     * and its next append overwrites the document.
      */
     TORN,
+    /**
+     * Bytes of an incomplete document, with no lock held: what an append cut short by an earlier crash
+     * left, after the broker recovered. Harmless: readers stop before it and later appends overwrite it.
+     */
+    LEFTOVER,
     /** The broker is running and was appending during the dump. */
     APPEND_IN_PROGRESS
   }

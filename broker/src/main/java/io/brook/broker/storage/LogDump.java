@@ -260,16 +260,19 @@ public final class LogDump {
   }
 
   /**
-   * Whether an append was cut short: Chronicle's write (or append) lock is still held, or the bytes
-   * after the last complete document are not empty. Chronicle writes a document's header when the
-   * document completes, so a killed append leaves its bytes without one.
+   * What follows the last complete document: Chronicle's write (or append) lock still held means its
+   * writer died mid-append; bytes after the last document are an unfinished one (Chronicle writes a
+   * document's header when the document completes, so a killed append leaves bytes without one), and
+   * so is a segment file whose own header was never written (a kill while it was created).
    */
   private DumpSummary.Tail tail(File lastFile, long lastDocumentEnd, boolean brokerRunning) {
-    boolean unfinished = chronicleLockHeld() || (lastFile != null && bytesAfter(lastFile, lastDocumentEnd));
-    if (!unfinished) {
-      return DumpSummary.Tail.CLEAN;
+    boolean locked = chronicleLockHeld();
+    boolean leftover = (lastFile != null && bytesAfter(lastFile, lastDocumentEnd))
+        || !UnfinishedSegments.find(dir).isEmpty();
+    if (brokerRunning) {
+      return locked || leftover ? DumpSummary.Tail.APPEND_IN_PROGRESS : DumpSummary.Tail.CLEAN;
     }
-    return brokerRunning ? DumpSummary.Tail.APPEND_IN_PROGRESS : DumpSummary.Tail.TORN;
+    return locked ? DumpSummary.Tail.TORN : leftover ? DumpSummary.Tail.LEFTOVER : DumpSummary.Tail.CLEAN;
   }
 
   private boolean chronicleLockHeld() {

@@ -224,6 +224,13 @@ class LogDumpTest {
     assertThat(fingerprint(dir)).as("the stale lock is only read, not cleared").isEqualTo(before);
 
     try (ChronicleLog log = ChronicleLog.open(dir, LogOptions.defaults())) { // the broker's recovery
+      assertThat(log.endOffset()).isEqualTo(25);
+    }
+    DumpSummary recovered = LogDump.scan(dir, false, new Collected());
+    assertThat(recovered.tail()).as("lock cleared, the unfinished bytes still there").isEqualTo(DumpSummary.Tail.LEFTOVER);
+    assertThat(recovered.corrupt()).isFalse();
+
+    try (ChronicleLog log = ChronicleLog.open(dir, LogOptions.defaults())) {
       log.append(AppendBatch.of(List.of(keyed("k", "a longer value than the five bytes left behind", T0)), T0));
     }
     DumpSummary after = LogDump.scan(dir, false, new Collected());

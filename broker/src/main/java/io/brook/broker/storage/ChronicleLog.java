@@ -95,8 +95,8 @@ public final class ChronicleLog implements PartitionLog {
 
   /** Opens (creating if needed) the log in {@code dir}, clearing stale locks and recovering bounds. */
   public static ChronicleLog open(Path dir, LogOptions options) {
+    UnfinishedFiles.remove(dir); // a kill while Chronicle created a file: it would stall on it, then fail
     ChronicleLocks.clearStale(dir);
-    UnfinishedSegments.remove(dir); // a kill during a segment's creation: Chronicle would stall on it
     TimeProvider time = options.clock()::millis;
     SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir)
         .rollCycle(options.roll().rollCycle())

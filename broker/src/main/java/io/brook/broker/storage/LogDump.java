@@ -84,6 +84,9 @@ public final class LogDump {
     Path dataDir = dataDirectoryOf(dir);
     boolean brokerRunning = dataDir != null && DataDirectoryLock.isHeld(dataDir);
     LogDump dump = new LogDump(dir, withRecords, listener);
+    if (UnfinishedFiles.metadata(dir)) { // Chronicle would wait for it and fail: say what it is instead
+      return dump.unfinishedQueue(brokerRunning);
+    }
     try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir).readOnly(true).build()) {
       return dump.run(queue, brokerRunning);
     } catch (StorageException e) {
@@ -124,6 +127,24 @@ public final class LogDump {
     }
     String name = kind.getFileName().toString();
     return name.equals("topics") || name.equals("groups") ? kind.getParent() : null;
+  }
+
+  /**
+   * A queue whose metadata.cq4t was never finished: a kill while the queue was being created (a new
+   * partition or group journal), so nothing was appended. The broker removes the file at its next
+   * start. With segment files beside it, though, something else happened: unreadable.
+   */
+  private DumpSummary unfinishedQueue(boolean brokerRunning) {
+    try (Stream<Path> files = Files.list(dir)) {
+      if (files.anyMatch(f -> f.getFileName().toString().endsWith(".cq4"))) {
+        throw new StorageException(dir.resolve(METADATA) + " was never finished, yet the directory holds "
+            + "segment files");
+      }
+    } catch (IOException e) {
+      throw new StorageException("cannot list " + dir + ": " + e.getMessage(), e);
+    }
+    return new DumpSummary(dir, "unknown", brokerRunning, 0, 0, 0, 0, -1, -1, 0, 0, 0, 0, 0,
+        brokerRunning ? DumpSummary.Tail.APPEND_IN_PROGRESS : DumpSummary.Tail.TORN, List.of());
   }
 
   private DumpSummary run(SingleChronicleQueue queue, boolean brokerRunning) {
@@ -268,7 +289,7 @@ public final class LogDump {
   private DumpSummary.Tail tail(File lastFile, long lastDocumentEnd, boolean brokerRunning) {
     boolean locked = chronicleLockHeld();
     boolean leftover = (lastFile != null && bytesAfter(lastFile, lastDocumentEnd))
-        || !UnfinishedSegments.find(dir).isEmpty();
+        || !UnfinishedFiles.segments(dir).isEmpty();
     if (brokerRunning) {
       return locked || leftover ? DumpSummary.Tail.APPEND_IN_PROGRESS : DumpSummary.Tail.CLEAN;
     }

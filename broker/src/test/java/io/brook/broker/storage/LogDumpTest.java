@@ -227,7 +227,8 @@ class LogDumpTest {
       assertThat(log.endOffset()).isEqualTo(25);
     }
     DumpSummary recovered = LogDump.scan(dir, false, new Collected());
-    assertThat(recovered.tail()).as("lock cleared, the unfinished bytes still there").isEqualTo(DumpSummary.Tail.LEFTOVER);
+    assertThat(recovered.tail()).as("lock cleared, the unfinished bytes still there")
+        .isEqualTo(DumpSummary.Tail.LEFTOVER);
     assertThat(recovered.corrupt()).isFalse();
 
     try (ChronicleLog log = ChronicleLog.open(dir, LogOptions.defaults())) {

@@ -94,7 +94,12 @@ final class CrashHarness implements AutoCloseable {
         killDuringStart(random.nextInt(2500));
       }
       long restartStart = System.nanoTime();
-      broker.restart();
+      try {
+        broker.restart();
+      } catch (IllegalStateException e) { // the broker did not come back: nothing more to run against
+        violations.add("the broker did not start after the kill: " + e.getMessage());
+        return report(System.nanoTime() - started);
+      }
       long restartMs = (System.nanoTime() - restartStart) / 1_000_000;
       maxRestartMs = Math.max(maxRestartMs, restartMs);
       if (restartMs > RESTART_LIMIT_MS) { // recovery is O(segments): seconds at most (the bug it caught took 45 s)

@@ -24,14 +24,15 @@ done
 [[ -z "$seed" || "$seed" =~ ^-?[0-9]+$ ]] || { echo "usage: SEED must be an integer (got '$seed')" >&2; exit 2; }
 
 report="$ROOT/broker/target/crash-report.txt"
-output="$ROOT/broker/target/failsafe-reports/io.brook.broker.it.crash.CrashIT-output.txt"
+progress="$ROOT/broker/target/crash-progress.txt"
 maven_log="$ROOT/broker/target/crash-test-maven.log"
 mkdir -p "$ROOT/broker/target"
-rm -f "$report" "$output"
+rm -f "$report" "$progress"
 
 args=(-B -pl broker -am verify
   -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false
-  -Dit.test=CrashIT -Dcrash.cycles="$cycles" -Dcrash.cycle.ms="$cycle_ms" -Dcrash.report="$report")
+  -Dit.test=CrashIT -Dcrash.cycles="$cycles" -Dcrash.cycle.ms="$cycle_ms"
+  -Dcrash.report="$report" -Dcrash.progress="$progress")
 [[ -n "$seed" ]] && args+=(-Dcrash.seed="$seed")
 
 echo "crash-test: $cycles cycles, load up to $cycle_ms ms per cycle${seed:+, seed $seed}; Maven log in $maven_log"
@@ -39,8 +40,8 @@ start=$SECONDS
 ./mvnw "${args[@]}" >"$maven_log" 2>&1 &
 maven=$!
 trap 'kill "$maven" 2>/dev/null || true' INT TERM
-# Failsafe writes the test's output to a file: follow it until Maven ends.
-tail -n +1 -F --pid="$maven" "$output" 2>/dev/null | grep --line-buffered '^CrashIT' || true
+# The harness appends its progress lines to a file (Failsafe buffers the test's stdout): follow it.
+tail -n +1 -F --pid="$maven" "$progress" 2>/dev/null | grep --line-buffered '^CrashIT: ' || true
 rc=0
 wait "$maven" || rc=$?
 trap - INT TERM

@@ -111,11 +111,11 @@ final class CrashHarness implements AutoCloseable {
       verifier.offsetGroup(ch, OFFSET_GROUP, offsetConsumer);
       verifier.ackGroup(ch, ACK_GROUP, ackConsumer);
       link.up(ch);
-      System.out.printf("CrashIT: cycle %d/%d: killed after %d ms; log ends %s; %d records answered, %d in flight; "
-              + "torn tails so far %d (+%d leftover); restart %d ms; %d violations; %.1f s%n", cycle, config.cycles(),
-          delay, java.util.Arrays.toString(ends), ledger.answeredRecords(), ledger.inFlightCount(),
+      Progress.line(String.format("CrashIT: cycle %d/%d: killed after %d ms; log ends %s; %d records answered, "
+              + "%d in flight; torn tails so far %d (+%d leftover); restart %d ms; %d violations; %.1f s", cycle,
+          config.cycles(), delay, java.util.Arrays.toString(ends), ledger.answeredRecords(), ledger.inFlightCount(),
           stats.tornTails.get(), stats.leftoverTails.get(), restartMs, violations.count(),
-          (System.nanoTime() - cycleStart) / 1e9);
+          (System.nanoTime() - cycleStart) / 1e9));
     }
     violations.cycle(config.cycles() + 1);
     finish();
@@ -159,7 +159,10 @@ final class CrashHarness implements AutoCloseable {
     Path groups = dataDir().resolve("groups");
     if (Files.isDirectory(groups)) {
       try (Stream<Path> journals = Files.walk(groups, 2)) {
-        journals.filter(d -> d.getFileName().toString().startsWith("journal-")).sorted().forEach(dirs::add);
+        // A kill just after a compaction created journal-(N+1) can leave it without any queue file yet:
+        // not a partition directory (the broker drops it as an interrupted compaction).
+        journals.filter(d -> d.getFileName().toString().startsWith("journal-"))
+            .filter(d -> Files.exists(d.resolve("metadata.cq4t"))).sorted().forEach(dirs::add);
       }
     }
     DumpRun.Result r = DumpRun.run(dirs, work.resolve("dump"));

@@ -23,7 +23,8 @@ class CrashIT {
   @Test
   void nothingAnsweredIsLostOrDuplicatedAcrossRepeatedKillMinus9() throws Exception {
     CrashConfig config = CrashConfig.fromEnvironment();
-    System.out.println("CrashIT: seed " + config.seed() + ", " + config.cycles() + " cycles, load up to "
+    Progress.start();
+    Progress.line("CrashIT: seed " + config.seed() + ", " + config.cycles() + " cycles, load up to "
         + config.cycleMs() + " ms per cycle; data in " + dir + "; replay: " + config.replay());
     // Bounded: each cycle waits at most a minute for any one step; a hang fails instead of stalling the build.
     Duration limit = Duration.ofSeconds(300 + config.cycles() * (config.cycleMs() / 1000 + 60));
@@ -32,7 +33,7 @@ class CrashIT {
       report = assertTimeoutPreemptively(limit, harness::run);
     }
     String text = report.text();
-    System.out.print(text);
+    text.lines().forEach(Progress::line);
     Path out = Path.of(System.getProperty("crash.report", "target/crash-report.txt"));
     Files.createDirectories(out.toAbsolutePath().getParent());
     Files.writeString(out, text);

@@ -18,7 +18,7 @@ final class Violations {
     if (lines.size() < 200) {
       lines.add("cycle " + cycle + ": " + what);
     }
-    System.out.println("CrashIT: VIOLATION cycle " + cycle + ": " + what);
+    Progress.line("CrashIT: VIOLATION cycle " + cycle + ": " + what);
   }
 
   synchronized int count() {

@@ -50,6 +50,9 @@ public final class BrokerKeys {
       "retention.ms of topics created without one (-1: forever).", false);
   public static final ConfigKey<Long> DEFAULT_RETENTION_BYTES = new ConfigKey<>("default.retention.bytes", "-1",
       s -> Parsers.longAtLeast(s, -1), "retention.bytes of topics created without one (-1: unlimited).", false);
+  public static final ConfigKey<Long> RETENTION_CHECK_INTERVAL_MS = new ConfigKey<>("retention.check.interval.ms",
+      "30000", s -> Parsers.longAtLeast(s, 10), "How often retention.ms and retention.bytes are applied: whole "
+      + "segments past them are deleted in the background.", false);
   public static final ConfigKey<Integer> DEFAULT_MAX_MESSAGE_BYTES = new ConfigKey<>("default.max.message.bytes",
       String.valueOf(1 << 20), Parsers::positiveInt, "max.message.bytes of topics created without one.", false);
 
@@ -67,6 +70,6 @@ public final class BrokerKeys {
   public static final List<ConfigKey<?>> ALL = List.of(DATA_DIR, GRPC_LISTEN, GRPC_THREADS, READ_THREADS,
       MAX_REQUEST_BYTES, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
       PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS,
-      DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
+      DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, RETENTION_CHECK_INTERVAL_MS, DEFAULT_MAX_MESSAGE_BYTES,
       GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_JOURNAL_COMPACT_EVENTS);
 }

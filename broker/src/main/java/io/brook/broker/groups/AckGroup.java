@@ -351,12 +351,9 @@ public final class AckGroup extends Group {
           p.whenDataBeyond(ap.next(), waiters.computeIfAbsent(ap.key(), k -> this::requestDispatch));
         }
       } catch (BrokerException e) {
-        if (e.error() == BrokerError.OFFSET_OUT_OF_RANGE && ap.next() < p.startOffset()) {
-          // Retention removed records the group had not settled: they are gone, start at the log start.
-          log.warn("Group {}: {} records of {} were deleted before they were settled", name,
-              p.startOffset() - ap.start(), p.name());
-          ap.restart(p.startOffset());
-          events.add(new JournalEvent.AckStart(ap.key(), ap.start()));
+        if (e.error() == BrokerError.OFFSET_OUT_OF_RANGE && ap.start() < p.startOffset()) {
+          dropDeleted(ap, events); // retention ran between its notice and this read
+          requestDispatch();
         } else if (e.error() != BrokerError.UNKNOWN_TOPIC) {
           log.warn("Group {}: cannot deliver from {}: {}", name, p.name(), e.getMessage());
         }
@@ -371,6 +368,41 @@ public final class AckGroup extends Group {
     }
     write(events); // attempts are counted on disk before any member sees the records
     out.forEach((m, deliveries) -> m.sink().deliver(deliveries));
+  }
+
+  /**
+   * Retention deleted records of a partition: what the group had not settled there is gone, so it is
+   * settled now (journaled, leases handed back) and counted. Also run after recovery, since the log
+   * start may have moved while the broker was down.
+   */
+  synchronized void logStartAdvanced(Partition p) {
+    AckPartition ap = stateOf(tp(p));
+    if (ap == null || ap.partition() != p || ap.start() >= p.startOffset()) {
+      return;
+    }
+    List<JournalEvent> events = new ArrayList<>();
+    dropDeleted(ap, events);
+    write(events);
+    requestDispatch();
+  }
+
+  private void dropDeleted(AckPartition ap, List<JournalEvent> events) {
+    Partition p = ap.partition();
+    long logStart = p.startOffset();
+    long before = ap.deletedUnsettled();
+    Ranges settled = new Ranges();
+    boolean skipped = ap.dropBelow(logStart, settled);
+    if (!settled.isEmpty()) {
+      events.add(new JournalEvent.Settled(ap.key(), settled.toArray()));
+    }
+    if (skipped) {
+      events.add(new JournalEvent.AckStart(ap.key(), ap.start()));
+    }
+    long dropped = ap.deletedUnsettled() - before;
+    if (dropped > 0) {
+      log.warn("Group {}: retention deleted {} records of {} before they were settled (the log now starts at {})",
+          name, dropped, p.name(), logStart);
+    }
   }
 
   /** Round robin over the members with room left; null when none has. */
@@ -513,7 +545,7 @@ public final class AckGroup extends Group {
     for (AckPartition ap : partitions.values()) {
       Partition p = ap.partition();
       parts.add(new GroupView.PartitionView(tp(p), ap.start(), p.startOffset(), p.endOffset(), "", ap.unsettled(),
-          ap.deadLettered(), ap.redeliveries()));
+          ap.deadLettered(), ap.redeliveries(), ap.deletedUnsettled()));
     }
     parts.sort((a, b) -> a.tp().compareTo(b.tp()));
     return new GroupView(name, mode(), state(), 0, config.effective(), ms, parts);

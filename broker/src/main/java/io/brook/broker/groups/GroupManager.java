@@ -44,6 +44,7 @@ public final class GroupManager implements AutoCloseable {
     this.logFactory = logFactory;
     this.compactAfter = compactAfter;
     ctx.topics().onDelete(this::topicDeleted);
+    ctx.topics().onLogStartAdvanced(this::logStartAdvanced);
   }
 
   /** Opens every group found on disk (the topics must be recovered first). */
@@ -74,6 +75,9 @@ public final class GroupManager implements AutoCloseable {
     if (!groups.isEmpty()) {
       log.info("Recovered {} groups", groups.size());
     }
+    // Retention may have deleted records the journals still count as unsettled (the broker stopped
+    // between the deletion and its notice).
+    ctx.topics().allPartitions().forEach(this::logStartAdvanced);
   }
 
   private Group newGroup(String name, GroupMode mode, GroupConfig config) {
@@ -289,6 +293,14 @@ public final class GroupManager implements AutoCloseable {
         g.tick(now);
       } catch (RuntimeException e) {
         log.warn("Group {}: timeout check failed: {}", g.name(), e.toString());
+      }
+    }
+  }
+
+  private void logStartAdvanced(io.brook.broker.topics.Partition p) {
+    for (Group g : groups.values()) {
+      if (g instanceof AckGroup a) {
+        a.logStartAdvanced(p);
       }
     }
   }

@@ -351,7 +351,7 @@ public final class OffsetGroup extends Group {
         // The topic went away: shown without offsets.
       }
       parts.put(tp, new GroupView.PartitionView(tp, co == null ? -1 : co.offset(), start, end,
-          owners.getOrDefault(tp, ""), 0, 0, 0));
+          owners.getOrDefault(tp, ""), 0, 0, 0, 0));
     }
     return new GroupView(name, mode(), state, generation, Map.of(), ms, List.copyOf(parts.values()));
   }

@@ -17,6 +17,7 @@ import io.brook.broker.producers.ProducerIds;
 import io.brook.broker.storage.DataDirectoryLock;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.topics.Partition;
+import io.brook.broker.topics.Retention;
 import io.brook.broker.topics.Topic;
 import io.brook.broker.topics.TopicConfig;
 import io.brook.broker.topics.TopicManager;
@@ -65,6 +66,10 @@ public final class Broker implements AutoCloseable {
   private final ExecutorService grpcExecutor;
   private final ExecutorService readExecutor;
   private final ScheduledExecutorService timer;
+  /** Its own thread: deleting files must not delay group timeouts on the timer. */
+  private final ScheduledExecutorService retentionThread;
+  private final Retention retention;
+  private final long retentionIntervalMs;
   private final Flusher flusher;
   private final ProducerIds producerIds;
   private final long producerExpirationMs;
@@ -79,10 +84,13 @@ public final class Broker implements AutoCloseable {
       grpcExecutor = Executors.newFixedThreadPool(config.get(BrokerKeys.GRPC_THREADS), threads("grpc"));
       readExecutor = Executors.newFixedThreadPool(config.get(BrokerKeys.READ_THREADS), threads("read"));
       timer = Executors.newSingleThreadScheduledExecutor(threads("timer"));
+      retentionThread = Executors.newSingleThreadScheduledExecutor(threads("retention"));
       TopicConfig defaults = TopicConfig.defaults(config.get(BrokerKeys.DEFAULT_RETENTION_MS),
           config.get(BrokerKeys.DEFAULT_RETENTION_BYTES), config.get(BrokerKeys.DEFAULT_SEGMENT_ROLL),
           config.get(BrokerKeys.DEFAULT_MAX_MESSAGE_BYTES));
       topics = new TopicManager(dataDir, defaults, config.get(BrokerKeys.DEFAULT_PARTITIONS), logFactory, clock);
+      retention = new Retention(topics, clock);
+      retentionIntervalMs = config.get(BrokerKeys.RETENTION_CHECK_INTERVAL_MS);
       flusher = new Flusher(config.get(BrokerKeys.SYNC_GROUP_COMMIT), grpcExecutor);
       producerIds = new ProducerIds(dataDir);
       groups = new GroupManager(dataDir, new GroupContext(topics, clock, readExecutor,
@@ -145,6 +153,8 @@ public final class Broker implements AutoCloseable {
       broker.timer.scheduleWithFixedDelay(broker.groups::tick, GROUP_TICK_MS, GROUP_TICK_MS, TimeUnit.MILLISECONDS);
       broker.timer.scheduleWithFixedDelay(broker::maintainProducers, broker.producerMaintenanceMs,
           broker.producerMaintenanceMs, TimeUnit.MILLISECONDS);
+      broker.retentionThread.scheduleWithFixedDelay(broker::applyRetention, 0, broker.retentionIntervalMs,
+          TimeUnit.MILLISECONDS);
       broker.ready = true;
       SERVICES.forEach(s -> broker.health.setStatus(s, ServingStatus.SERVING));
       log.info("Brook ready: gRPC on {}:{}, data in {}", config.get(BrokerKeys.GRPC_LISTEN).getHostString(),
@@ -154,6 +164,18 @@ public final class Broker implements AutoCloseable {
       broker.close();
       throw e;
     }
+  }
+
+  private void applyRetention() {
+    try {
+      retention.run();
+    } catch (RuntimeException e) { // a scheduled task that throws is never run again
+      log.warn("Retention pass failed: {}", e.toString());
+    }
+  }
+
+  public Retention retention() {
+    return retention;
   }
 
   /** Expires idle producers and snapshots producer state, so neither memory nor recovery grows. */
@@ -207,12 +229,22 @@ public final class Broker implements AutoCloseable {
     }
     flusher.close(); // answers what still waits for a force with an error: the broker is stopping
     timer.shutdownNow(); // no group ticks while the groups close
+    retentionThread.shutdownNow();
+    awaitQuietly(retentionThread); // a pass in flight finishes before the logs close
     groups.close(); // forces the group journals: a clean stop loses no ack or commit
     topics.close(); // wakes waiters while their executors still run
     readExecutor.shutdownNow();
     grpcExecutor.shutdownNow();
     lock.close();
     log.info("Brook stopped");
+  }
+
+  private static void awaitQuietly(ExecutorService executor) {
+    try {
+      executor.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static ThreadFactory threads(String prefix) {

@@ -209,7 +209,7 @@ public final class DiskGuard implements AutoCloseable {
           return "Disk space low: " + freeText + ", under the " + limitsText + ". Produce and new partitions are "
               + "refused (RESOURCE_EXHAUSTED, NOT_ENOUGH_DISK) until " + ByteSize.human(DiskLimits.resumeAt(threshold))
               + " are free; fetches, commits, acks and dead letters go on in the headroom. Free space (delete "
-              + "topics, lower retention, grow the volume) and produce resumes by itself";
+              + "topics, grow the volume) and produce resumes by itself";
         }
         return "Disk space back above the headroom: " + freeText + ". Commits, acks and dead letters go on again; "
             + "produce stays refused under the " + limitsText + " (metadata writes were refused for " + lastedMs

@@ -5,6 +5,7 @@ import io.brook.broker.delivery.AckPartition;
 import io.brook.broker.delivery.DeadLetters;
 import io.brook.broker.delivery.Delivery;
 import io.brook.broker.delivery.Ranges;
+import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.storage.LogRecord;
@@ -36,6 +37,8 @@ public final class AckGroup extends Group {
   private static final int MAX_RECORDS_PER_READ = 1000;
   private static final int MAX_BYTES_PER_READ = 4 << 20;
   private static final long FORGET_IDLE_MEMBER_MS = 60_000;
+  /** How soon a dispatch put off for want of disk space is tried again. */
+  private static final long DISK_RETRY_MS = 500;
 
   private final Map<Integer, AckPartition> partitions = new LinkedHashMap<>();
   private final Map<String, AckMember> members = new LinkedHashMap<>();
@@ -58,7 +61,7 @@ public final class AckGroup extends Group {
 
   AckGroup(String name, GroupContext ctx, GroupConfig config) {
     super(name, ctx, config);
-    this.deadLetters = new DeadLetters(ctx.topics(), ctx.maxBatchRecords());
+    this.deadLetters = new DeadLetters(ctx.topics(), ctx.maxBatchRecords(), ctx.disk());
   }
 
   @Override
@@ -138,6 +141,9 @@ public final class AckGroup extends Group {
   /** Acks, nacks and extends for a member; answers what did not apply. */
   public synchronized List<Failure> settle(AckMember m, List<OffsetRange> acks, List<Nack> nacks,
       List<Extension> extensions) {
+    if (!acks.isEmpty() || nacks.stream().anyMatch(Nack::reject)) {
+      ctx.disk().check(DiskWrite.ACK); // before any offset changes; plain nacks and extensions stay in memory
+    }
     long now = ctx.clock().millis();
     m.seen(now);
     List<Failure> failures = new ArrayList<>();
@@ -280,6 +286,10 @@ public final class AckGroup extends Group {
 
   /** Hands records to members with room: due redeliveries first, then records never delivered. */
   private void dispatch(long now) {
+    if (!ctx.disk().metadataAllowed()) { // deliveries are journaled before members see them
+      nextDeadlineMs = Math.min(nextDeadlineMs, now + DISK_RETRY_MS);
+      return;
+    }
     List<AckMember> ready = new ArrayList<>();
     for (AckMember m : members.values()) {
       if (m.roomRecords() > 0) {
@@ -436,6 +446,9 @@ public final class AckGroup extends Group {
 
   /** Creates the state of partitions the group has not consumed yet, where auto.offset.reset says. */
   private void ensurePartitions(Set<String> topics) {
+    if (!ctx.disk().metadataAllowed()) {
+      return; // their starts are journaled: the tick adds them once space is back
+    }
     List<JournalEvent> events = new ArrayList<>();
     for (String t : topics) {
       Topic topic;
@@ -476,6 +489,7 @@ public final class AckGroup extends Group {
   /** Moves the start of partitions (a reset while no member is connected); discards their window. */
   synchronized void restartAt(Map<Partition, Long> offsets) {
     requireNoStreams("reset the offsets of");
+    ctx.disk().check(DiskWrite.GROUP_RESET);
     List<JournalEvent> events = new ArrayList<>();
     offsets.forEach((p, offset) -> {
       int key = keyOf(p, events);

@@ -1,5 +1,6 @@
 package io.brook.broker.groups;
 
+import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.storage.LogFactory;
@@ -94,6 +95,7 @@ public final class GroupManager implements AutoCloseable {
     if (groups.containsKey(name)) {
       throw new BrokerException(BrokerError.GROUP_EXISTS, "group '" + name + "' already exists");
     }
+    ctx.disk().check(DiskWrite.GROUP_CREATE); // a new journal: a new memory-mapped file
     Group g = newGroup(name, mode, gc);
     g.attach(GroupJournal.create(groupsDir.resolve(name), logFactory, ctx.clock(), compactAfter,
         List.of(new JournalEvent.Config(mode, gc.overrides()))));

@@ -10,6 +10,10 @@ import io.brook.broker.api.ProduceGrpcService;
 import io.brook.broker.api.ReadinessInterceptor;
 import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
+import io.brook.broker.disk.ActiveWriters;
+import io.brook.broker.disk.DiskGuard;
+import io.brook.broker.disk.DiskLimits;
+import io.brook.broker.disk.FreeSpace;
 import io.brook.broker.durability.Flusher;
 import io.brook.broker.groups.GroupContext;
 import io.brook.broker.groups.GroupManager;
@@ -57,6 +61,8 @@ public final class Broker implements AutoCloseable {
       AckServiceGrpc.SERVICE_NAME);
   /** How often group timeouts (sessions, rebalances, leases, delayed nacks) are checked. */
   private static final long GROUP_TICK_MS = 50;
+  /** A partition appended to within this counts as an active writer for the disk guard's threshold. */
+  private static final long ACTIVE_WRITER_WINDOW_MS = 60_000;
 
   private final DataDirectoryLock lock;
   private final TopicManager topics;
@@ -72,6 +78,7 @@ public final class Broker implements AutoCloseable {
   private final long retentionIntervalMs;
   private final Flusher flusher;
   private final ProducerIds producerIds;
+  private final DiskGuard disk;
   private final long producerExpirationMs;
   private final long producerMaintenanceMs;
   private final InstantSource clock;
@@ -93,9 +100,11 @@ public final class Broker implements AutoCloseable {
       retentionIntervalMs = config.get(BrokerKeys.RETENTION_CHECK_INTERVAL_MS);
       flusher = new Flusher(config.get(BrokerKeys.SYNC_GROUP_COMMIT), grpcExecutor);
       producerIds = new ProducerIds(dataDir);
+      disk = diskGuard(config, dataDir);
       groups = new GroupManager(dataDir, new GroupContext(topics, clock, readExecutor,
           config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS),
-          config.get(BrokerKeys.MAX_BATCH_RECORDS)), logFactory, config.get(BrokerKeys.GROUP_JOURNAL_COMPACT_EVENTS));
+          config.get(BrokerKeys.MAX_BATCH_RECORDS), disk), logFactory,
+          config.get(BrokerKeys.GROUP_JOURNAL_COMPACT_EVENTS));
       ApiSettings settings = new ApiSettings(config.get(BrokerKeys.MAX_BATCH_RECORDS),
           config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), config.get(BrokerKeys.FETCH_MAX_WAIT_MS), clock,
           readExecutor, timer, flusher, producerIds);
@@ -115,9 +124,9 @@ public final class Broker implements AutoCloseable {
           .permitKeepAliveWithoutCalls(true)
           .keepAliveTime(60, TimeUnit.SECONDS)
           .keepAliveTimeout(20, TimeUnit.SECONDS)
-          .addService(ServerInterceptors.intercept(new ProduceGrpcService(topics, settings), gate))
+          .addService(ServerInterceptors.intercept(new ProduceGrpcService(topics, settings, disk), gate))
           .addService(ServerInterceptors.intercept(new FetchGrpcService(topics, settings), gate))
-          .addService(ServerInterceptors.intercept(new AdminGrpcService(topics), gate))
+          .addService(ServerInterceptors.intercept(new AdminGrpcService(topics, disk), gate))
           .addService(ServerInterceptors.intercept(new GroupGrpcService(groups,
               config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS)),
               address, gate))
@@ -129,6 +138,21 @@ public final class Broker implements AutoCloseable {
       lock.close();
       throw e;
     }
+  }
+
+  /**
+   * The disk guard of the data directory's filesystem: active writers are the partitions appended
+   * to lately plus every group's journal (D19). It reads free space once now, before any write.
+   */
+  private DiskGuard diskGuard(BrokerConfig config, Path dataDir) throws IOException {
+    DiskLimits limits = new DiskLimits(config.get(BrokerKeys.DISK_FREE_MIN_BYTES),
+        config.get(BrokerKeys.DISK_HEADROOM_BYTES), config.get(BrokerKeys.DISK_FREE_PER_WRITER_BYTES),
+        config.get(BrokerKeys.DISK_CHECK_INTERVAL_MS));
+    ActiveWriters<Partition> appending = new ActiveWriters<>(ACTIVE_WRITER_WINDOW_MS, System::nanoTime);
+    // groups is assigned after the guard: until then (recovery) only partitions count.
+    return new DiskGuard(FreeSpace.of(dataDir), limits, () -> appending.count(topics.allPartitions(),
+        Partition::endOffset) + (groups == null ? 0 : groups.list().size()), DiskGuard.Transitions.LOG,
+        dataDir.toAbsolutePath().toString());
   }
 
   /** Starts a broker and returns once it is SERVING. */
@@ -150,6 +174,8 @@ public final class Broker implements AutoCloseable {
       log.info("Recovered {} topics, {} partitions, {} records in {} ms", broker.topics.list().size(), partitions,
           records, recoveryMs);
       broker.groups.recover();
+      broker.disk.start();
+      log.info("Disk guard on {}", broker.disk.summary());
       broker.timer.scheduleWithFixedDelay(broker.groups::tick, GROUP_TICK_MS, GROUP_TICK_MS, TimeUnit.MILLISECONDS);
       broker.timer.scheduleWithFixedDelay(broker::maintainProducers, broker.producerMaintenanceMs,
           broker.producerMaintenanceMs, TimeUnit.MILLISECONDS);
@@ -183,9 +209,12 @@ public final class Broker implements AutoCloseable {
     try {
       long cutoff = clock.millis() - producerExpirationMs;
       int expired = producerIds.expire(cutoff);
+      boolean snapshots = disk.metadataAllowed(); // the snapshot plus the log rebuild the state: it can wait
       for (Partition p : topics.allPartitions()) {
         expired += p.expireProducers(cutoff);
-        p.snapshotProducers();
+        if (snapshots) {
+          p.snapshotProducers();
+        }
       }
       if (expired > 0) {
         log.info("Expired {} idle producer entries (producer.id.expiration.ms={})", expired, producerExpirationMs);
@@ -205,6 +234,11 @@ public final class Broker implements AutoCloseable {
 
   public GroupManager groups() {
     return groups;
+  }
+
+  /** The disk guard: its stats are for the stats page and metrics. */
+  public DiskGuard disk() {
+    return disk;
   }
 
   public void awaitTermination() throws InterruptedException {
@@ -228,6 +262,7 @@ public final class Broker implements AutoCloseable {
       server.shutdownNow();
     }
     flusher.close(); // answers what still waits for a force with an error: the broker is stopping
+    disk.close();
     timer.shutdownNow(); // no group ticks while the groups close
     retentionThread.shutdownNow();
     awaitQuietly(retentionThread); // a pass in flight finishes before the logs close

@@ -38,6 +38,8 @@ import net.openhft.chronicle.wire.DocumentContext;
  */
 public final class ChronicleLog implements PartitionLog {
   private static final int HINTS = 16;
+  /** Retention renames a segment file to this before unlinking it: no longer a cycle file to Chronicle. */
+  static final String DELETED_SUFFIX = ".deleted";
 
   private final SingleChronicleQueue queue;
   private final RollCycle rollCycle;
@@ -99,6 +101,7 @@ public final class ChronicleLog implements PartitionLog {
   /** Opens (creating if needed) the log in {@code dir}, clearing stale locks and recovering bounds. */
   public static ChronicleLog open(Path dir, LogOptions options) {
     ChronicleLocks.clearStale(dir);
+    removeDeletedLeftovers(dir);
     TimeProvider time = options.clock()::millis;
     SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir)
         .rollCycle(options.roll().rollCycle())
@@ -509,17 +512,22 @@ public final class ChronicleLog implements PartitionLog {
   }
 
   /**
-   * Drops the oldest segments from the map and closes every pooled tailer (a tailer keeps the file
-   * it last read mapped, and a mapped file frees no space) under the close gate, so no read runs
-   * meanwhile; then unlinks the files outside every lock, so appends and reads go on while the
-   * file system frees the blocks.
+   * Drops the oldest segments from the map, closes every pooled tailer (a tailer keeps the file it
+   * last read mapped, and a mapped file frees no space), renames the files out of the queue's sight
+   * and refreshes Chronicle's directory listing, all under the close gate, so no read runs meanwhile;
+   * then unlinks the renamed files outside every lock, so appends and reads go on while the file
+   * system frees the blocks. Renaming first matters: a read right after the gate opens creates a
+   * tailer, which maps the oldest cycle Chronicle lists; a file unlinked under it is created again,
+   * empty, and the tailer waits 10 s for its header.
    */
   @Override
   public long deleteOldestSegments(int count) {
-    List<Segment> doomed = new ArrayList<>();
+    List<Path> renamed = new ArrayList<>();
+    List<String> failed = new ArrayList<>();
     closeGate.writeLock().lock();
     try {
       ensureOpen();
+      List<Segment> doomed = new ArrayList<>();
       for (int i = 0; i < count && segments.size() > 1; i++) {
         doomed.add(segments.pollFirstEntry().getValue());
       }
@@ -533,24 +541,49 @@ public final class ChronicleLog implements PartitionLog {
       synchronized (this) {
         java.util.Arrays.fill(hintOffsets, -1);
       }
+      for (Segment s : doomed) {
+        closedSegmentAppendTime.remove(s.cycle());
+        Path file = s.file().toPath();
+        Path gone = file.resolveSibling(file.getFileName() + DELETED_SUFFIX);
+        try {
+          java.nio.file.Files.move(file, gone, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+          renamed.add(gone);
+        } catch (IOException e) {
+          failed.add(file + " (" + e.getMessage() + ")");
+        }
+      }
+      queue.refreshDirectoryListing(); // else Chronicle still lists the deleted cycles
     } finally {
       closeGate.writeLock().unlock();
     }
-    List<String> failed = new ArrayList<>();
-    for (Segment s : doomed) {
-      closedSegmentAppendTime.remove(s.cycle());
+    // Chronicle unmaps closed tailers' files on a background thread: wait for it, so the unlink frees
+    // the space now rather than whenever that thread gets to it.
+    net.openhft.chronicle.core.io.BackgroundResourceReleaser.releasePendingResources();
+    for (Path gone : renamed) {
       try {
-        java.nio.file.Files.deleteIfExists(s.file().toPath());
+        java.nio.file.Files.deleteIfExists(gone);
       } catch (IOException e) {
-        failed.add(s.file() + " (" + e.getMessage() + ")");
+        failed.add(gone + " (" + e.getMessage() + "; removed at the next start)");
       }
     }
-    queue.refreshDirectoryListing(); // else Chronicle still lists the deleted cycles
     if (!failed.isEmpty()) {
-      // The start offset has moved on regardless; a restart would find these files and serve them again.
+      // The start offset has moved on regardless; a restart would find files not renamed and serve them again.
       throw new StorageException("cannot delete segment files " + failed);
     }
     return startOffset;
+  }
+
+  /** Segment files retention renamed but did not unlink before a crash: removed at the next open. */
+  private static void removeDeletedLeftovers(Path dir) {
+    try (java.nio.file.DirectoryStream<Path> left = java.nio.file.Files.newDirectoryStream(dir, "*" + DELETED_SUFFIX)) {
+      for (Path f : left) {
+        java.nio.file.Files.deleteIfExists(f);
+      }
+    } catch (java.nio.file.NoSuchFileException e) {
+      // a new partition: nothing left over
+    } catch (IOException e) {
+      throw new StorageException("cannot remove deleted segments in " + dir + ": " + e.getMessage(), e);
+    }
   }
 
   /**

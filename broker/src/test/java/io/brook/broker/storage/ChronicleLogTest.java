@@ -198,4 +198,77 @@ class ChronicleLogTest {
       assertThat(log.append(AppendBatch.of(List.of(record("next", T0)), clock.millis())).baseOffset()).isEqualTo(41);
     }
   }
+
+  @Test
+  void aSegmentRenamedButNotUnlinkedBeforeACrashIsRemovedAtOpen() throws Exception {
+    ManualClock clock = new ManualClock(T0);
+    LogOptions options = new LogOptions(SegmentRoll.ONE_SECOND, clock, true);
+    try (ChronicleLog log = ChronicleLog.open(dir, options)) {
+      log.append(AppendBatch.of(List.of(record("a", T0)), clock.millis()));
+    }
+    Path leftover = dir.resolve("20251122-000000T.cq4" + ChronicleLog.DELETED_SUFFIX);
+    java.nio.file.Files.write(leftover, new byte[4096]);
+    try (ChronicleLog log = ChronicleLog.open(dir, options)) {
+      assertThat(leftover).doesNotExist();
+      assertThat(value(log.read(0, 1, 100).records().get(0))).isEqualTo("a");
+    }
+  }
+
+  @Test
+  // A separate thread: a regression stalls reads 10 s each, and the test must fail at the timeout, not hang.
+  @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void readersRacingDeletionsSeeRecordsOrOutOfRangeAndNoDeletedFileComesBack() throws Exception {
+    ManualClock clock = new ManualClock(T0);
+    LogOptions options = new LogOptions(SegmentRoll.ONE_SECOND, clock, true);
+    try (ChronicleLog log = ChronicleLog.open(dir, options)) {
+      java.util.Set<String> deleted = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+      List<Thread> readers = new java.util.ArrayList<>();
+      for (int t = 0; t < 3; t++) {
+        Thread reader = new Thread(() -> {
+          while (!stop.get()) {
+            long start = log.startOffset();
+            try {
+              List<LogRecord> got = log.read(start, 5, 1000).records();
+              if (!got.isEmpty() && got.get(0).offset() != start) {
+                failure.compareAndSet(null, new AssertionError("read at " + start + " got " + got.get(0).offset()));
+              }
+            } catch (OffsetOutOfRangeException e) {
+              // retention went past start meanwhile: what a reader is told
+            } catch (Throwable e) {
+              failure.compareAndSet(null, e);
+            }
+          }
+        });
+        reader.setDaemon(true);
+        reader.start();
+        readers.add(reader);
+      }
+      for (int round = 0; round < 150; round++) {
+        for (int i = 0; i < 3; i++) {
+          log.append(AppendBatch.of(List.of(record("r" + round + "-" + i, T0)), clock.millis()));
+        }
+        clock.advance(1000);
+        if (round > 0) {
+          java.util.Set<Path> before = new java.util.HashSet<>(cycleFiles());
+          log.deleteOldestSegments(1);
+          before.removeAll(cycleFiles());
+          before.forEach(f -> deleted.add(f.getFileName().toString()));
+        }
+      }
+      stop.set(true);
+      for (Thread r : readers) {
+        r.join();
+      }
+      assertThat(failure.get()).isNull();
+      assertThat(deleted).hasSize(149);
+      // A tailer that mapped a file as it was unlinked creates it again, empty, waits for its header and
+      // then renames it *.discard: no trace of a deleted segment may remain under any name.
+      try (var files = java.nio.file.Files.list(dir)) {
+        assertThat(files.map(f -> f.getFileName().toString()))
+            .noneMatch(name -> deleted.stream().anyMatch(name::startsWith));
+      }
+    }
+  }
 }

@@ -8,6 +8,7 @@ import io.brook.broker.api.FetchGrpcService;
 import io.brook.broker.api.GroupGrpcService;
 import io.brook.broker.api.ProduceGrpcService;
 import io.brook.broker.api.ReadinessInterceptor;
+import io.brook.broker.api.RequestGuard;
 import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
 import io.brook.broker.durability.Flusher;
@@ -25,8 +26,11 @@ import io.brook.protocol.v1.AdminServiceGrpc;
 import io.brook.protocol.v1.FetchServiceGrpc;
 import io.brook.protocol.v1.GroupServiceGrpc;
 import io.brook.protocol.v1.ProduceServiceGrpc;
+import io.grpc.BindableService;
 import io.grpc.Server;
+import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
@@ -107,13 +111,13 @@ public final class Broker implements AutoCloseable {
           .permitKeepAliveWithoutCalls(true)
           .keepAliveTime(60, TimeUnit.SECONDS)
           .keepAliveTimeout(20, TimeUnit.SECONDS)
-          .addService(ServerInterceptors.intercept(new ProduceGrpcService(topics, settings), gate))
-          .addService(ServerInterceptors.intercept(new FetchGrpcService(topics, settings), gate))
-          .addService(ServerInterceptors.intercept(new AdminGrpcService(topics), gate))
-          .addService(ServerInterceptors.intercept(new GroupGrpcService(groups,
+          .addService(api(new ProduceGrpcService(topics, settings), gate))
+          .addService(api(new FetchGrpcService(topics, settings), gate))
+          .addService(api(new AdminGrpcService(topics), gate))
+          .addService(api(new GroupGrpcService(groups,
               config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS)),
               address, gate))
-          .addService(ServerInterceptors.intercept(new AckGrpcService(groups), address, gate))
+          .addService(api(new AckGrpcService(groups), address, gate))
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())
           .build();
@@ -123,6 +127,11 @@ public final class Broker implements AutoCloseable {
     }
   }
 
+  /** A brook.v1 service behind its interceptors, with malformed requests answered INVALID_ARGUMENT. */
+  private static ServerServiceDefinition api(BindableService service, ServerInterceptor... interceptors) {
+    return ServerInterceptors.intercept(RequestGuard.guard(service.bindService()), interceptors);
+  }
+
   /** Starts a broker and returns once it is SERVING. */
   public static Broker start(BrokerConfig config) throws IOException {
     return start(config, LogFactory.CHRONICLE, InstantSource.system());
@@ -130,6 +139,7 @@ public final class Broker implements AutoCloseable {
 
   public static Broker start(BrokerConfig config, LogFactory logFactory, InstantSource clock) throws IOException {
     log.info("Starting Brook with config:\n{}", config.describe().stripTrailing());
+    GrpcLogs.quietClientMistakes();
     Broker broker = new Broker(config, logFactory, clock);
     try {
       broker.server.start();

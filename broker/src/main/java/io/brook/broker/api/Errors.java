@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
 final class Errors {
   private static final Logger log = LoggerFactory.getLogger(Errors.class);
   static final String DOMAIN = "brook.v1";
+  /** At most 3 UTF-8 bytes each: under 9 bytes percent-encoded, about 4 in base64; 400 fit in 8 KiB. */
+  static final int MAX_MESSAGE_CHARS = 400;
 
   private Errors() {}
 
@@ -76,10 +78,22 @@ final class Errors {
   static StatusRuntimeException toStatus(BrokerError error, String message) {
     com.google.rpc.Status status = com.google.rpc.Status.newBuilder()
         .setCode(status(error).value())
-        .setMessage(message)
+        .setMessage(clip(message))
         .addDetails(Any.pack(ErrorInfo.newBuilder().setReason(reason(error)).setDomain(DOMAIN).build()))
         .build();
     return StatusProto.toStatusRuntimeException(status);
+  }
+
+  /**
+   * A status travels in HTTP/2 trailers twice (grpc-message, percent-encoded, and the details,
+   * base64), and clients refuse trailers over 8 KiB with a bare "http2 exception". Messages can
+   * echo what a client sent (a config key, a value), so they are cut to a size that always fits.
+   */
+  static String clip(String message) {
+    if (message == null || message.length() <= MAX_MESSAGE_CHARS) {
+      return message;
+    }
+    return message.substring(0, MAX_MESSAGE_CHARS) + "… (" + message.length() + " characters, cut)";
   }
 
   static StatusRuntimeException invalid(String message) {
@@ -95,6 +109,6 @@ final class Errors {
       return s;
     }
     log.warn("Unexpected failure while serving a request", t);
-    return Status.INTERNAL.withDescription("internal error: " + t).asRuntimeException();
+    return Status.INTERNAL.withDescription(clip("internal error: " + t)).asRuntimeException();
   }
 }

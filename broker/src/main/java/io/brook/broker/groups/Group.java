@@ -71,6 +71,7 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
 
   synchronized void alterConfig(Map<String, String> set, List<String> remove) {
     GroupConfig changed = config.with(set, remove);
+    requireNotDeleted();
     journal.append(new JournalEvent.Config(mode(), changed.overrides()));
     config = changed;
     configChanged();
@@ -164,6 +165,7 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
     if (events.isEmpty()) {
       return;
     }
+    requireNotDeleted();
     journal.append(events);
     if (journal.needsCompaction()) {
       journal.compact(snapshot());
@@ -191,6 +193,16 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
       return t.partition(k.tp().partition());
     } catch (BrokerException e) {
       return null;
+    }
+  }
+
+  /**
+   * A call that found the group just before DeleteGroup took it (and closed its journal) gets the
+   * answer it would get a moment later, not a storage error. Callers hold the monitor, as delete does.
+   */
+  private void requireNotDeleted() {
+    if (deleted) {
+      throw error(BrokerError.UNKNOWN_GROUP, "group '" + name + "' was deleted");
     }
   }
 

@@ -270,7 +270,9 @@ public final class GroupManager implements AutoCloseable {
       groups.remove(name);
       g.closeJournal(false);
     }
-    Path trashed = trashDir.resolve("group-" + name + "-" + UUID.randomUUID());
+    // Not the name: "group-" + a 249-character name + a UUID is over the 255-byte limit of file names,
+    // the move failed, and the deleted group came back at the next start.
+    Path trashed = trashDir.resolve("group-" + UUID.randomUUID());
     try {
       Files.createDirectories(trashDir);
       Files.move(groupsDir.resolve(name), trashed, StandardCopyOption.ATOMIC_MOVE);

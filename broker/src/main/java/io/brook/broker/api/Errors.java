@@ -4,6 +4,7 @@ import com.google.protobuf.Any;
 import com.google.rpc.ErrorInfo;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.errors.LimitExceededException;
 import io.brook.protocol.v1.ErrorCode;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -34,6 +35,7 @@ final class Errors {
       case BATCH_TOO_LARGE -> ErrorCode.ERROR_CODE_BATCH_TOO_LARGE;
       case INVALID_RECORD -> ErrorCode.ERROR_CODE_INVALID_RECORD;
       case NOT_ENOUGH_DISK -> ErrorCode.ERROR_CODE_NOT_ENOUGH_DISK;
+      case LIMIT_EXCEEDED -> ErrorCode.ERROR_CODE_LIMIT_EXCEEDED;
       case STORAGE_ERROR -> ErrorCode.ERROR_CODE_STORAGE_ERROR;
       case INVALID_REQUEST -> ErrorCode.ERROR_CODE_INVALID_REQUEST;
       case TOPIC_EXISTS -> ErrorCode.ERROR_CODE_TOPIC_ALREADY_EXISTS;
@@ -58,7 +60,7 @@ final class Errors {
       case TOPIC_EXISTS -> Status.Code.ALREADY_EXISTS;
       case OFFSET_OUT_OF_RANGE -> Status.Code.OUT_OF_RANGE;
       case RECORD_TOO_LARGE, BATCH_TOO_LARGE, INVALID_RECORD, INVALID_REQUEST -> Status.Code.INVALID_ARGUMENT;
-      case NOT_ENOUGH_DISK -> Status.Code.RESOURCE_EXHAUSTED;
+      case NOT_ENOUGH_DISK, LIMIT_EXCEEDED -> Status.Code.RESOURCE_EXHAUSTED;
       case STORAGE_ERROR -> Status.Code.INTERNAL;
       case OUT_OF_ORDER_SEQUENCE -> Status.Code.FAILED_PRECONDITION;
       case PRODUCER_FENCED -> Status.Code.FAILED_PRECONDITION;
@@ -76,10 +78,14 @@ final class Errors {
   }
 
   static StatusRuntimeException toStatus(BrokerError error, String message) {
+    return toStatus(error, message, ErrorInfo.newBuilder());
+  }
+
+  private static StatusRuntimeException toStatus(BrokerError error, String message, ErrorInfo.Builder info) {
     com.google.rpc.Status status = com.google.rpc.Status.newBuilder()
         .setCode(status(error).value())
         .setMessage(clip(message))
-        .addDetails(Any.pack(ErrorInfo.newBuilder().setReason(reason(error)).setDomain(DOMAIN).build()))
+        .addDetails(Any.pack(info.setReason(reason(error)).setDomain(DOMAIN).build()))
         .build();
     return StatusProto.toStatusRuntimeException(status);
   }
@@ -102,6 +108,10 @@ final class Errors {
 
   /** Any throwable from a handler, as the status to answer with. */
   static StatusRuntimeException toStatus(Throwable t) {
+    if (t instanceof LimitExceededException l) { // the limit's key and value, for programs
+      return toStatus(l.error(), l.getMessage(), ErrorInfo.newBuilder().putMetadata("limit", l.key())
+          .putMetadata("value", Long.toString(l.limit())));
+    }
     if (t instanceof BrokerException b) {
       return toStatus(b.error(), b.getMessage());
     }

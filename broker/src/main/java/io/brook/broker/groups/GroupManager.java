@@ -2,6 +2,7 @@ package io.brook.broker.groups;
 
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.errors.LimitExceededException;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;
@@ -36,6 +37,7 @@ public final class GroupManager implements AutoCloseable {
   private final LogFactory logFactory;
   private final long compactAfter;
   private final Map<String, Group> groups = new ConcurrentHashMap<>();
+  private int maxGroups = Integer.MAX_VALUE;
 
   public GroupManager(Path dataDir, GroupContext ctx, LogFactory logFactory, long compactAfter) {
     this.groupsDir = dataDir.resolve("groups");
@@ -44,6 +46,11 @@ public final class GroupManager implements AutoCloseable {
     this.logFactory = logFactory;
     this.compactAfter = compactAfter;
     ctx.topics().onDelete(this::topicDeleted);
+  }
+
+  /** The broker-wide limit (max.groups), set before recovery; unlimited until then. */
+  public synchronized void limit(int maxGroups) {
+    this.maxGroups = maxGroups;
   }
 
   /** Opens every group found on disk (the topics must be recovered first). */
@@ -89,6 +96,10 @@ public final class GroupManager implements AutoCloseable {
     GroupConfig gc = GroupConfig.of(name, config);
     if (groups.containsKey(name)) {
       throw new BrokerException(BrokerError.GROUP_EXISTS, "group '" + name + "' already exists");
+    }
+    if (groups.size() >= maxGroups) {
+      throw new LimitExceededException("max.groups", maxGroups, "cannot create group " + name + ": the broker holds "
+          + groups.size() + " groups, its limit (max.groups=" + maxGroups + "); delete groups or raise max.groups");
     }
     Group g = newGroup(name, mode, gc);
     g.attach(GroupJournal.create(groupsDir.resolve(name), logFactory, ctx.clock(), compactAfter,

@@ -87,11 +87,13 @@ public final class Broker implements AutoCloseable {
           config.get(BrokerKeys.DEFAULT_RETENTION_BYTES), config.get(BrokerKeys.DEFAULT_SEGMENT_ROLL),
           config.get(BrokerKeys.DEFAULT_MAX_MESSAGE_BYTES));
       topics = new TopicManager(dataDir, defaults, config.get(BrokerKeys.DEFAULT_PARTITIONS), logFactory, clock);
+      topics.limits(config.get(BrokerKeys.MAX_TOPICS), config.get(BrokerKeys.MAX_PARTITIONS));
       flusher = new Flusher(config.get(BrokerKeys.SYNC_GROUP_COMMIT), grpcExecutor);
       producerIds = new ProducerIds(dataDir);
       groups = new GroupManager(dataDir, new GroupContext(topics, clock, readExecutor,
           config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS),
           config.get(BrokerKeys.MAX_BATCH_RECORDS)), logFactory, config.get(BrokerKeys.GROUP_JOURNAL_COMPACT_EVENTS));
+      groups.limit(config.get(BrokerKeys.MAX_GROUPS));
       ApiSettings settings = new ApiSettings(config.get(BrokerKeys.MAX_BATCH_RECORDS),
           config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), config.get(BrokerKeys.FETCH_MAX_WAIT_MS), clock,
           readExecutor, timer, flusher, producerIds);

@@ -108,6 +108,7 @@ public final class Broker implements AutoCloseable {
       server = NettyServerBuilder.forAddress(new InetSocketAddress(listen.getHostString(), listen.getPort()))
           .executor(grpcExecutor)
           .maxInboundMessageSize(config.get(BrokerKeys.MAX_REQUEST_BYTES))
+          .maxConcurrentCallsPerConnection(config.get(BrokerKeys.GRPC_MAX_CONCURRENT_STREAMS))
           // Accept the clients' keepalive pings (grpc-java and grpc-go allow 10 s at the least).
           .permitKeepAliveTime(5, TimeUnit.SECONDS)
           .permitKeepAliveWithoutCalls(true)

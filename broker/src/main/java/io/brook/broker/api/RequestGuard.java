@@ -82,7 +82,10 @@ public final class RequestGuard {
 
   /**
    * The call as the service sees it: its own method descriptor; once the guard has answered,
-   * further messages and closes from the service are dropped (the stream is over).
+   * further headers, messages and closes from the service are dropped (the stream is over). The
+   * guard may answer from a gRPC thread while the service writes from its own (a Receive stream's
+   * dispatch), so every write goes through this object's monitor: headers written after the
+   * trailers make Netty end the whole connection (GOAWAY, "unexpected state HALF_CLOSED_LOCAL").
    */
   private static final class GuardedCall<Q, A> extends ForwardingServerCall<Q, A> {
     private final ServerCall<Object, A> call;
@@ -103,6 +106,13 @@ public final class RequestGuard {
     @Override
     public MethodDescriptor<Q, A> getMethodDescriptor() {
       return method;
+    }
+
+    @Override
+    public synchronized void sendHeaders(Metadata headers) {
+      if (!closed) {
+        call.sendHeaders(headers);
+      }
     }
 
     @Override

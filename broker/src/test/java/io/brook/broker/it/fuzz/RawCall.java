@@ -40,8 +40,8 @@ final class RawCall {
   /** How the client ends its side. */
   enum Ending { HALF_CLOSE, CANCEL }
 
-  /** The status the call ended with and the messages the broker sent before it. */
-  record Outcome(Status status, int responses) {}
+  /** The status the call ended with, its trailers, and the messages the broker sent before it. */
+  record Outcome(Status status, Metadata trailers, int responses) {}
 
   private RawCall() {}
 
@@ -70,7 +70,7 @@ final class RawCall {
 
       @Override
       public void onClose(Status status, Metadata trailers) {
-        outcome.complete(new Outcome(status, responses.get()));
+        outcome.complete(new Outcome(status, trailers, responses.get()));
       }
     }, new Metadata());
     call.request(1);

@@ -75,6 +75,9 @@ public final class RequestGuard {
         .build();
     ServerCallHandler<Object, A> handler = (call, headers) -> {
       GuardedCall<Q, A> typed = new GuardedCall<>(call, method);
+      if (!method.getType().clientSendsOneMessage()) {
+        typed.sendHeadersNow();
+      }
       return new GuardedListener<>(def.getServerCallHandler().startCall(typed, headers), typed, method);
     };
     return ServerMethodDefinition.create(guarded, handler);
@@ -91,6 +94,7 @@ public final class RequestGuard {
     private final ServerCall<Object, A> call;
     private final MethodDescriptor<Q, A> method;
     private boolean closed;
+    private boolean headersSent;
 
     GuardedCall(ServerCall<Object, A> call, MethodDescriptor<Q, A> method) {
       this.call = call;
@@ -108,9 +112,22 @@ public final class RequestGuard {
       return method;
     }
 
+    /**
+     * Client streams get their response headers before any request is read. A request over
+     * max.request.bytes later on then makes gRPC reset the stream (the client sees CANCELLED). With
+     * no headers out, gRPC answers it with trailers instead, and an answer the service was about to
+     * write (a SYNCED produce waiting for its force) followed them: Netty takes that for a protocol
+     * error and ends the client's whole connection (GOAWAY), failing all its other calls.
+     */
+    synchronized void sendHeadersNow() {
+      headersSent = true;
+      call.sendHeaders(new Metadata());
+    }
+
     @Override
     public synchronized void sendHeaders(Metadata headers) {
-      if (!closed) {
+      if (!closed && !headersSent) { // the services send no headers of their own: empty ones went out
+        headersSent = true;
         call.sendHeaders(headers);
       }
     }

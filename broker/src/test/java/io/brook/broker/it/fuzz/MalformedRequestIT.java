@@ -11,14 +11,23 @@ import io.brook.protocol.v1.AdminServiceGrpc;
 import io.brook.protocol.v1.CreateTopicRequest;
 import io.brook.protocol.v1.DescribeGroupRequest;
 import io.brook.protocol.v1.DescribeTopicRequest;
+import io.brook.protocol.v1.Durability;
 import io.brook.protocol.v1.FetchServiceGrpc;
 import io.brook.protocol.v1.GroupServiceGrpc;
+import io.brook.protocol.v1.ProduceBatch;
+import io.brook.protocol.v1.ProduceRequest;
+import io.brook.protocol.v1.ProduceServiceGrpc;
+import io.brook.protocol.v1.ProduceStreamRequest;
 import io.brook.protocol.v1.ReceiveRequest;
+import io.brook.protocol.v1.Record;
+import com.google.protobuf.ByteString;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.protobuf.StatusProto;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -112,6 +121,32 @@ class MalformedRequestIT {
   private static int members(String group) {
     return GroupServiceGrpc.newBlockingStub(broker.channel())
         .describeGroup(DescribeGroupRequest.newBuilder().setGroup(group).build()).getGroup().getMembersCount();
+  }
+
+  /**
+   * A stream whose answer is still on its way (a SYNCED produce waits for its force) when the next
+   * message turns out larger than max.request.bytes: that stream ends, and only it. (gRPC answered
+   * the size with trailers, the produce answer followed them, and Netty ended the client's whole
+   * connection with GOAWAY, failing every other call on it.)
+   */
+  @Test
+  void anOversizeMessageOnAStreamEndsThatStreamOnly() throws Exception {
+    byte[] synced = ProduceStreamRequest.newBuilder().setRequest(ProduceRequest.newBuilder()
+        .setDurability(Durability.DURABILITY_SYNCED).addBatches(ProduceBatch.newBuilder().setTopic("t")
+            .setPartition(0).addRecords(Record.newBuilder().setValue(ByteString.copyFromUtf8("v"))))).build()
+        .toByteArray();
+    byte[] oversize = new byte[(8 << 20) + 1];
+    MethodDescriptor<byte[], byte[]> raw = RawCall.method(ProduceServiceGrpc.getProduceStreamMethod()
+        .getFullMethodName(), MethodDescriptor.MethodType.BIDI_STREAMING);
+    List<CompletableFuture<Outcome>> streams = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      streams.add(RawCall.start(broker.channel(), raw, List.of(synced, oversize), Ending.HALF_CLOSE, 0, 10_000, timer));
+    }
+    for (CompletableFuture<Outcome> s : streams) {
+      Status.Code code = s.get(15, TimeUnit.SECONDS).status().getCode();
+      assertThat(code).isIn(Status.Code.RESOURCE_EXHAUSTED, Status.Code.CANCELLED);
+    }
+    assertThat(broker.currentStartLog()).doesNotContain("Transport failed");
   }
 
   /** A 5000-character config key comes back cut, within the 8 KiB a client takes in trailers. */

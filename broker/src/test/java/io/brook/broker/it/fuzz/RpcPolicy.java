@@ -11,7 +11,9 @@ import java.util.Set;
  * <p>Every call must end with a status within its deadline; a call still open at its deadline is a
  * hang. INTERNAL, UNKNOWN (an exception the broker did not catch), UNIMPLEMENTED and DATA_LOSS are
  * failures everywhere; so is UNAVAILABLE (the broker went away or is stopping). CANCELLED is right
- * only for a call the test cancelled itself.
+ * only for a call the test cancelled itself, or for a client stream that sent a message over
+ * max.request.bytes: gRPC resets a stream whose response headers went out (and a stream's go out
+ * when it opens, see api.RequestGuard); a unary call gets RESOURCE_EXHAUSTED.
  *
  * <p>RPCs that may legitimately wait, and so may end with DEADLINE_EXCEEDED (the test gives them a
  * short deadline instead of the hang deadline):
@@ -44,12 +46,12 @@ final class RpcPolicy {
   }
 
   /** Null when the status is a correct answer; otherwise why it is not. */
-  static String judge(String rpc, Status status, boolean cancelledByTest) {
+  static String judge(String rpc, Status status, boolean cancelledByTest, boolean oversizeOnClientStream) {
     Status.Code code = status.getCode();
     if (NEVER.contains(code)) {
       return code + " is never a correct answer";
     }
-    if (code == Status.Code.CANCELLED && !cancelledByTest) {
+    if (code == Status.Code.CANCELLED && !cancelledByTest && !oversizeOnClientStream) {
       return "CANCELLED, but the test did not cancel the call";
     }
     if (code == Status.Code.DEADLINE_EXCEEDED && !MAY_WAIT.containsKey(rpc)) {

@@ -2,6 +2,7 @@ package io.brook.broker.api;
 
 import com.google.protobuf.Any;
 import com.google.rpc.ErrorInfo;
+import com.google.rpc.RetryInfo;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.errors.LimitExceededException;
@@ -82,12 +83,15 @@ final class Errors {
   }
 
   private static StatusRuntimeException toStatus(BrokerError error, String message, ErrorInfo.Builder info) {
-    com.google.rpc.Status status = com.google.rpc.Status.newBuilder()
+    com.google.rpc.Status.Builder status = com.google.rpc.Status.newBuilder()
         .setCode(status(error).value())
         .setMessage(clip(message))
-        .addDetails(Any.pack(info.setReason(reason(error)).setDomain(DOMAIN).build()))
-        .build();
-    return StatusProto.toStatusRuntimeException(status);
+        .addDetails(Any.pack(info.setReason(reason(error)).setDomain(DOMAIN).build()));
+    if (error == BrokerError.NOT_ENOUGH_DISK) { // retryable: space comes back when it is freed
+      status.addDetails(Any.pack(RetryInfo.newBuilder()
+          .setRetryDelay(com.google.protobuf.Duration.newBuilder().setSeconds(1)).build()));
+    }
+    return StatusProto.toStatusRuntimeException(status.build());
   }
 
   /**

@@ -63,6 +63,9 @@ public final class BrokerKeys {
       "retention.ms of topics created without one (-1: forever).", false);
   public static final ConfigKey<Long> DEFAULT_RETENTION_BYTES = new ConfigKey<>("default.retention.bytes", "-1",
       s -> Parsers.longAtLeast(s, -1), "retention.bytes of topics created without one (-1: unlimited).", false);
+  public static final ConfigKey<Long> RETENTION_CHECK_INTERVAL_MS = new ConfigKey<>("retention.check.interval.ms",
+      "30000", s -> Parsers.longAtLeast(s, 10), "How often retention.ms and retention.bytes are applied: whole "
+      + "segments past them are deleted in the background.", false);
   public static final ConfigKey<Integer> DEFAULT_MAX_MESSAGE_BYTES = new ConfigKey<>("default.max.message.bytes",
       String.valueOf(1 << 20), Parsers::positiveInt, "max.message.bytes of topics created without one.", false);
 
@@ -77,9 +80,25 @@ public final class BrokerKeys {
       "A group's journal (commits, deliveries, settles) is rewritten as a snapshot after this many events.",
       false);
 
+  // Full disk (D19): produce stops at the threshold, metadata writes at the headroom below it.
+  public static final ConfigKey<Long> DISK_FREE_MIN_BYTES = new ConfigKey<>("disk.free.min.bytes",
+      String.valueOf(256L << 20), s -> Parsers.longAtLeast(s, 0), "Produce is refused (RESOURCE_EXHAUSTED) while "
+      + "the data directory's filesystem has less free space than max(this, disk.headroom.bytes + active writers "
+      + "x disk.free.per.writer.bytes).", false);
+  public static final ConfigKey<Long> DISK_HEADROOM_BYTES = new ConfigKey<>("disk.headroom.bytes",
+      String.valueOf(64L << 20), s -> Parsers.longAtLeast(s, 0), "Free space kept for commits, acks, dead letters "
+      + "and snapshots while produce is refused; under it those are refused too (fetches go on).", false);
+  public static final ConfigKey<Long> DISK_FREE_PER_WRITER_BYTES = new ConfigKey<>("disk.free.per.writer.bytes",
+      String.valueOf(64L << 20), s -> Parsers.longAtLeast(s, 0), "Room kept for each active writer (a partition "
+      + "appended to within the last minute, a group journal): one Chronicle mapping chunk (64 MiB).", false);
+  public static final ConfigKey<Long> DISK_CHECK_INTERVAL_MS = new ConfigKey<>("disk.check.interval.ms", "200",
+      s -> Parsers.longAtLeast(s, 10), "How often the free space of the data directory's filesystem is read.",
+      false);
+
   public static final List<ConfigKey<?>> ALL = List.of(DATA_DIR, GRPC_LISTEN, GRPC_THREADS, READ_THREADS,
       MAX_REQUEST_BYTES, GRPC_MAX_CONCURRENT_STREAMS, MAX_TOPICS, MAX_PARTITIONS, MAX_GROUPS, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
       PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS,
-      DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
-      GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_JOURNAL_COMPACT_EVENTS);
+      DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, RETENTION_CHECK_INTERVAL_MS,
+      DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_JOURNAL_COMPACT_EVENTS,
+      DISK_FREE_MIN_BYTES, DISK_HEADROOM_BYTES, DISK_FREE_PER_WRITER_BYTES, DISK_CHECK_INTERVAL_MS);
 }

@@ -1,5 +1,6 @@
 package io.brook.broker.groups;
 
+import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.topics.Partition;
@@ -70,6 +71,7 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
   abstract void closeMembers(String why);
 
   synchronized void alterConfig(Map<String, String> set, List<String> remove) {
+    ctx.disk().check(DiskWrite.GROUP_CONFIG);
     GroupConfig changed = config.with(set, remove);
     requireNotDeleted();
     journal.append(new JournalEvent.Config(mode(), changed.overrides()));
@@ -154,7 +156,7 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
     }
     List<JournalEvent> events = new ArrayList<>();
     gone.forEach(key -> events.add(new JournalEvent.Forget(key)));
-    if (!deleted) {
+    if (!deleted && ctx.disk().metadataAllowed()) { // else recovery forgets keys of deleted topics itself
       journal.append(events);
     }
     return gone;
@@ -167,7 +169,7 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
     }
     requireNotDeleted();
     journal.append(events);
-    if (journal.needsCompaction()) {
+    if (journal.needsCompaction() && ctx.disk().metadataAllowed()) { // else at a later write, once space is back
       journal.compact(snapshot());
     }
   }

@@ -1,5 +1,6 @@
 package io.brook.broker.groups;
 
+import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.errors.LimitExceededException;
@@ -46,6 +47,7 @@ public final class GroupManager implements AutoCloseable {
     this.logFactory = logFactory;
     this.compactAfter = compactAfter;
     ctx.topics().onDelete(this::topicDeleted);
+    ctx.topics().onLogStartAdvanced(this::logStartAdvanced);
   }
 
   /** The broker-wide limit (max.groups), set before recovery; unlimited until then. */
@@ -81,6 +83,9 @@ public final class GroupManager implements AutoCloseable {
     if (!groups.isEmpty()) {
       log.info("Recovered {} groups", groups.size());
     }
+    // Retention may have deleted records the journals still count as unsettled (the broker stopped
+    // between the deletion and its notice).
+    ctx.topics().allPartitions().forEach(this::logStartAdvanced);
   }
 
   private Group newGroup(String name, GroupMode mode, GroupConfig config) {
@@ -101,6 +106,7 @@ public final class GroupManager implements AutoCloseable {
       throw new LimitExceededException("max.groups", maxGroups, "cannot create group " + name + ": the broker holds "
           + groups.size() + " groups, its limit (max.groups=" + maxGroups + "); delete groups or raise max.groups");
     }
+    ctx.disk().check(DiskWrite.GROUP_CREATE); // a new journal: a new memory-mapped file
     Group g = newGroup(name, mode, gc);
     g.attach(GroupJournal.create(groupsDir.resolve(name), logFactory, ctx.clock(), compactAfter,
         List.of(new JournalEvent.Config(mode, gc.overrides()))));
@@ -302,6 +308,14 @@ public final class GroupManager implements AutoCloseable {
         g.tick(now);
       } catch (RuntimeException e) {
         log.warn("Group {}: timeout check failed: {}", g.name(), e.toString());
+      }
+    }
+  }
+
+  private void logStartAdvanced(io.brook.broker.topics.Partition p) {
+    for (Group g : groups.values()) {
+      if (g instanceof AckGroup a) {
+        a.logStartAdvanced(p);
       }
     }
   }

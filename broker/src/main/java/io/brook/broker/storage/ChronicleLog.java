@@ -65,11 +65,14 @@ public final class ChronicleLog implements PartitionLog {
   private volatile long startOffset;
   private long runningMaxTimestamp = Long.MIN_VALUE;
   private long endLogPosition;
+  private long lastAppendTimeMs;
+  /** The last batch's append time of segments no longer written (by cycle): they never change. */
+  private final Map<Integer, Long> closedSegmentAppendTime = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile int lastCycle = Integer.MIN_VALUE;
   private volatile boolean closed;
 
-  /** One cycle of the queue: a segment. */
-  private record Segment(int cycle, long firstOffset, long firstRunningMax, long firstLogPosition) {}
+  /** One cycle of the queue: a segment, and the file that holds it. */
+  private record Segment(int cycle, long firstOffset, long firstRunningMax, long firstLogPosition, File file) {}
 
   /** A pooled tailer with its copy buffer: tailers are not thread-safe, so each read borrows one. */
   private static final class Reader {
@@ -121,8 +124,8 @@ public final class ChronicleLog implements PartitionLog {
       for (int cycle = queue.firstCycle(); cycle >= 0 && cycle <= queue.lastCycle(); ) {
         BatchHeader first = headerAt(r, rollCycle.toIndex(cycle, 0));
         if (first != null) {
-          segments.put(first.baseOffset(),
-              new Segment(cycle, first.baseOffset(), first.runningMaxTimestamp(), first.logPosition()));
+          segments.put(first.baseOffset(), new Segment(cycle, first.baseOffset(), first.runningMaxTimestamp(),
+              first.logPosition(), r.tailer.currentFile()));
           lastCycle = cycle;
         }
         int next = nextCycle(cycle);
@@ -140,6 +143,7 @@ public final class ChronicleLog implements PartitionLog {
       }
       runningMaxTimestamp = last.runningMaxTimestamp();
       endLogPosition = last.endLogPosition();
+      lastAppendTimeMs = last.appendTimeMs();
       startOffset = segments.isEmpty() ? last.baseOffset() : segments.firstKey();
       endOffset = last.nextOffset();
     } finally {
@@ -180,11 +184,12 @@ public final class ChronicleLog implements PartitionLog {
       }
       if (cycle != lastCycle) {
         newFileSinceFlush = true; // a segment file was created: its directory entry needs forcing too
-        segments.put(base, new Segment(cycle, base, h.runningMaxTimestamp(), h.logPosition()));
+        segments.put(base, new Segment(cycle, base, h.runningMaxTimestamp(), h.logPosition(), appender.currentFile()));
         lastCycle = cycle;
       }
       runningMaxTimestamp = h.runningMaxTimestamp();
       endLogPosition = h.endLogPosition();
+      lastAppendTimeMs = h.appendTimeMs();
       endOffset = h.nextOffset(); // volatile write last: publishes the batch to readers
       return new AppendResult(base, h.recordCount(), h.appendTimeMs(), startOffset());
     } finally {
@@ -457,6 +462,95 @@ public final class ChronicleLog implements PartitionLog {
   @Override
   public int segmentCount() {
     return segments.size();
+  }
+
+  @Override
+  public List<SegmentInfo> segments() {
+    closeGate.readLock().lock();
+    Reader r = null;
+    try {
+      ensureOpen();
+      long end = endOffset; // volatile read first: makes endLogPosition and lastAppendTimeMs current
+      long endPosition = endLogPosition;
+      long lastAppend = lastAppendTimeMs;
+      List<Segment> held = new ArrayList<>(segments.values());
+      List<SegmentInfo> out = new ArrayList<>(held.size());
+      for (int i = 0; i < held.size(); i++) {
+        Segment s = held.get(i);
+        if (i == held.size() - 1) {
+          out.add(new SegmentInfo(s.firstOffset(), end, endPosition - s.firstLogPosition(), lastAppend));
+          break;
+        }
+        Segment next = held.get(i + 1);
+        Long appended = closedSegmentAppendTime.get(s.cycle());
+        if (appended == null) {
+          if (r == null) {
+            r = borrow();
+          }
+          BatchHeader last = headerAt(r, locate(r, next.firstOffset() - 1));
+          if (last == null) {
+            throw new StorageException("the last batch of segment " + s.file() + " cannot be read");
+          }
+          appended = last.appendTimeMs();
+          closedSegmentAppendTime.put(s.cycle(), appended);
+        }
+        out.add(new SegmentInfo(s.firstOffset(), next.firstOffset(), next.firstLogPosition() - s.firstLogPosition(),
+            appended));
+      }
+      return out;
+    } catch (IllegalStateException e) {
+      throw new StorageException("listing the segments of " + dir + " failed: " + e.getMessage(), e);
+    } finally {
+      if (r != null) {
+        release(r);
+      }
+      closeGate.readLock().unlock();
+    }
+  }
+
+  /**
+   * Drops the oldest segments from the map and closes every pooled tailer (a tailer keeps the file
+   * it last read mapped, and a mapped file frees no space) under the close gate, so no read runs
+   * meanwhile; then unlinks the files outside every lock, so appends and reads go on while the
+   * file system frees the blocks.
+   */
+  @Override
+  public long deleteOldestSegments(int count) {
+    List<Segment> doomed = new ArrayList<>();
+    closeGate.writeLock().lock();
+    try {
+      ensureOpen();
+      for (int i = 0; i < count && segments.size() > 1; i++) {
+        doomed.add(segments.pollFirstEntry().getValue());
+      }
+      if (doomed.isEmpty()) {
+        return startOffset;
+      }
+      startOffset = segments.firstKey();
+      for (Reader r; (r = readers.poll()) != null; ) {
+        r.tailer.close();
+      }
+      synchronized (this) {
+        java.util.Arrays.fill(hintOffsets, -1);
+      }
+    } finally {
+      closeGate.writeLock().unlock();
+    }
+    List<String> failed = new ArrayList<>();
+    for (Segment s : doomed) {
+      closedSegmentAppendTime.remove(s.cycle());
+      try {
+        java.nio.file.Files.deleteIfExists(s.file().toPath());
+      } catch (IOException e) {
+        failed.add(s.file() + " (" + e.getMessage() + ")");
+      }
+    }
+    queue.refreshDirectoryListing(); // else Chronicle still lists the deleted cycles
+    if (!failed.isEmpty()) {
+      // The start offset has moved on regardless; a restart would find these files and serve them again.
+      throw new StorageException("cannot delete segment files " + failed);
+    }
+    return startOffset;
   }
 
   /**

@@ -52,6 +52,7 @@ public final class TopicManager implements AutoCloseable {
   private final List<Consumer<Topic>> deletionListeners = new CopyOnWriteArrayList<>();
   private int maxTopics = Integer.MAX_VALUE;
   private int maxPartitions = Integer.MAX_VALUE;
+  private final List<Consumer<Partition>> logStartListeners = new CopyOnWriteArrayList<>();
 
   /** @param defaultPartitions the partition count of topics created without one (default.partitions) */
   public TopicManager(Path dataDir, TopicConfig defaults, int defaultPartitions, LogFactory logFactory,
@@ -241,6 +242,21 @@ public final class TopicManager implements AutoCloseable {
   /** Tells {@code listener} of each deleted topic (groups forget its offsets and leases). */
   public void onDelete(Consumer<Topic> listener) {
     deletionListeners.add(listener);
+  }
+
+  /** Tells {@code listener} of each partition whose log start retention advanced (ack groups settle). */
+  public void onLogStartAdvanced(Consumer<Partition> listener) {
+    logStartListeners.add(listener);
+  }
+
+  void logStartAdvanced(Partition p) {
+    for (Consumer<Partition> listener : logStartListeners) {
+      try {
+        listener.accept(p);
+      } catch (RuntimeException e) { // a failing listener must not stop retention of the other partitions
+        log.warn("After retention of {}: {}", p.name(), e.toString());
+      }
+    }
   }
 
   private static void checkPartitionCount(int count) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.broker.delivery.AckMember;
 import io.brook.broker.delivery.Delivery;
+import io.brook.broker.disk.DiskGuard;
+import io.brook.broker.disk.DiskLimits;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.storage.LogRecord;
@@ -43,9 +45,11 @@ class AckGroupSettleTest {
       records.add(LogRecord.of(null, new byte[] {(byte) i}, -1, List.of()));
     }
     p.append(records, System.currentTimeMillis(), 1000);
-    // Dispatch runs on the calling thread: the deliveries are there when connect returns.
-    groups = new GroupManager(dir, new GroupContext(topics, InstantSource.system(), Runnable::run, 100, 100_000, 1000),
-        LogFactory.MEMORY, 100_000);
+    // A disk that never fills; dispatch runs on the calling thread: deliveries are there when connect returns.
+    DiskGuard disk = new DiskGuard(() -> Long.MAX_VALUE, new DiskLimits(0, 0, 0, 60_000), () -> 0,
+        (from, to, message) -> { }, dir.toString());
+    groups = new GroupManager(dir, new GroupContext(topics, InstantSource.system(), Runnable::run, 100, 100_000, 1000,
+        disk), LogFactory.MEMORY, 100_000);
     groups.recover();
     groups.create("g", GroupMode.ACK, Map.of("auto.offset.reset", "earliest", "max.unsettled.per.partition", "6"));
     group = groups.ackGroup("g", false);

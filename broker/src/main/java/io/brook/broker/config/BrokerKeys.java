@@ -23,6 +23,19 @@ public final class BrokerKeys {
   public static final ConfigKey<Integer> MAX_REQUEST_BYTES = new ConfigKey<>("max.request.bytes",
       String.valueOf(8 << 20), Parsers::positiveInt,
       "Largest gRPC message the broker accepts (a produce request with all its batches).", false);
+  public static final ConfigKey<Integer> GRPC_MAX_CONCURRENT_STREAMS = new ConfigKey<>(
+      "grpc.max.concurrent.streams", "1000", Parsers::positiveInt,
+      "Calls (HTTP/2 streams) one client connection may have open at once; the client waits, or is refused "
+      + "(REFUSED_STREAM), beyond it.", false);
+  public static final ConfigKey<Integer> MAX_TOPICS = new ConfigKey<>("max.topics", "1000", Parsers::positiveInt,
+      "Most topics the broker holds (dead-letter topics included); creating more is refused with "
+      + "RESOURCE_EXHAUSTED.", false);
+  public static final ConfigKey<Integer> MAX_PARTITIONS = new ConfigKey<>("max.partitions", "2000",
+      Parsers::positiveInt, "Most partitions over all topics; creating topics or partitions beyond it is refused "
+      + "with RESOURCE_EXHAUSTED. Each open partition costs about 140 KiB of heap.", false);
+  public static final ConfigKey<Integer> MAX_GROUPS = new ConfigKey<>("max.groups", "1000", Parsers::positiveInt,
+      "Most consumer groups (created explicitly or on first use); more are refused with RESOURCE_EXHAUSTED. "
+      + "Each group's journal costs about 140 KiB of heap.", false);
   public static final ConfigKey<Integer> MAX_BATCH_RECORDS = new ConfigKey<>("max.batch.records", "100000",
       Parsers::positiveInt, "Most records one produce batch may hold.", false);
   public static final ConfigKey<Integer> PRODUCE_STREAM_MAX_INFLIGHT = new ConfigKey<>("produce.stream.max.inflight",
@@ -83,7 +96,7 @@ public final class BrokerKeys {
       false);
 
   public static final List<ConfigKey<?>> ALL = List.of(DATA_DIR, GRPC_LISTEN, GRPC_THREADS, READ_THREADS,
-      MAX_REQUEST_BYTES, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
+      MAX_REQUEST_BYTES, GRPC_MAX_CONCURRENT_STREAMS, MAX_TOPICS, MAX_PARTITIONS, MAX_GROUPS, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
       PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS,
       DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, RETENTION_CHECK_INTERVAL_MS,
       DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_JOURNAL_COMPACT_EVENTS,

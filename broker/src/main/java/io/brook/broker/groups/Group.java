@@ -73,6 +73,7 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
   synchronized void alterConfig(Map<String, String> set, List<String> remove) {
     ctx.disk().check(DiskWrite.GROUP_CONFIG);
     GroupConfig changed = config.with(set, remove);
+    requireNotDeleted();
     journal.append(new JournalEvent.Config(mode(), changed.overrides()));
     config = changed;
     configChanged();
@@ -166,6 +167,7 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
     if (events.isEmpty()) {
       return;
     }
+    requireNotDeleted();
     journal.append(events);
     if (journal.needsCompaction() && ctx.disk().metadataAllowed()) { // else at a later write, once space is back
       journal.compact(snapshot());
@@ -193,6 +195,16 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
       return t.partition(k.tp().partition());
     } catch (BrokerException e) {
       return null;
+    }
+  }
+
+  /**
+   * A call that found the group just before DeleteGroup took it (and closed its journal) gets the
+   * answer it would get a moment later, not a storage error. Callers hold the monitor, as delete does.
+   */
+  private void requireNotDeleted() {
+    if (deleted) {
+      throw error(BrokerError.UNKNOWN_GROUP, "group '" + name + "' was deleted");
     }
   }
 

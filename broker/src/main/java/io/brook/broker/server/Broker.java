@@ -8,6 +8,7 @@ import io.brook.broker.api.FetchGrpcService;
 import io.brook.broker.api.GroupGrpcService;
 import io.brook.broker.api.ProduceGrpcService;
 import io.brook.broker.api.ReadinessInterceptor;
+import io.brook.broker.api.RequestGuard;
 import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
 import io.brook.broker.disk.ActiveWriters;
@@ -30,8 +31,11 @@ import io.brook.protocol.v1.AdminServiceGrpc;
 import io.brook.protocol.v1.FetchServiceGrpc;
 import io.brook.protocol.v1.GroupServiceGrpc;
 import io.brook.protocol.v1.ProduceServiceGrpc;
+import io.grpc.BindableService;
 import io.grpc.Server;
+import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
@@ -96,6 +100,7 @@ public final class Broker implements AutoCloseable {
           config.get(BrokerKeys.DEFAULT_RETENTION_BYTES), config.get(BrokerKeys.DEFAULT_SEGMENT_ROLL),
           config.get(BrokerKeys.DEFAULT_MAX_MESSAGE_BYTES));
       topics = new TopicManager(dataDir, defaults, config.get(BrokerKeys.DEFAULT_PARTITIONS), logFactory, clock);
+      topics.limits(config.get(BrokerKeys.MAX_TOPICS), config.get(BrokerKeys.MAX_PARTITIONS));
       retention = new Retention(topics, clock);
       retentionIntervalMs = config.get(BrokerKeys.RETENTION_CHECK_INTERVAL_MS);
       flusher = new Flusher(config.get(BrokerKeys.SYNC_GROUP_COMMIT), grpcExecutor);
@@ -105,6 +110,7 @@ public final class Broker implements AutoCloseable {
           config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS),
           config.get(BrokerKeys.MAX_BATCH_RECORDS), disk), logFactory,
           config.get(BrokerKeys.GROUP_JOURNAL_COMPACT_EVENTS));
+      groups.limit(config.get(BrokerKeys.MAX_GROUPS));
       ApiSettings settings = new ApiSettings(config.get(BrokerKeys.MAX_BATCH_RECORDS),
           config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), config.get(BrokerKeys.FETCH_MAX_WAIT_MS), clock,
           readExecutor, timer, flusher, producerIds);
@@ -119,18 +125,19 @@ public final class Broker implements AutoCloseable {
       server = NettyServerBuilder.forAddress(new InetSocketAddress(listen.getHostString(), listen.getPort()))
           .executor(grpcExecutor)
           .maxInboundMessageSize(config.get(BrokerKeys.MAX_REQUEST_BYTES))
+          .maxConcurrentCallsPerConnection(config.get(BrokerKeys.GRPC_MAX_CONCURRENT_STREAMS))
           // Accept the clients' keepalive pings (grpc-java and grpc-go allow 10 s at the least).
           .permitKeepAliveTime(5, TimeUnit.SECONDS)
           .permitKeepAliveWithoutCalls(true)
           .keepAliveTime(60, TimeUnit.SECONDS)
           .keepAliveTimeout(20, TimeUnit.SECONDS)
-          .addService(ServerInterceptors.intercept(new ProduceGrpcService(topics, settings, disk), gate))
-          .addService(ServerInterceptors.intercept(new FetchGrpcService(topics, settings), gate))
-          .addService(ServerInterceptors.intercept(new AdminGrpcService(topics, disk), gate))
-          .addService(ServerInterceptors.intercept(new GroupGrpcService(groups,
+          .addService(api(new ProduceGrpcService(topics, settings, disk), gate))
+          .addService(api(new FetchGrpcService(topics, settings), gate))
+          .addService(api(new AdminGrpcService(topics, disk), gate))
+          .addService(api(new GroupGrpcService(groups,
               config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS)),
               address, gate))
-          .addService(ServerInterceptors.intercept(new AckGrpcService(groups), address, gate))
+          .addService(api(new AckGrpcService(groups), address, gate))
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())
           .build();
@@ -138,6 +145,11 @@ public final class Broker implements AutoCloseable {
       lock.close();
       throw e;
     }
+  }
+
+  /** A brook.v1 service behind its interceptors, with malformed requests answered INVALID_ARGUMENT. */
+  private static ServerServiceDefinition api(BindableService service, ServerInterceptor... interceptors) {
+    return ServerInterceptors.intercept(RequestGuard.guard(service.bindService()), interceptors);
   }
 
   /**
@@ -162,6 +174,7 @@ public final class Broker implements AutoCloseable {
 
   public static Broker start(BrokerConfig config, LogFactory logFactory, InstantSource clock) throws IOException {
     log.info("Starting Brook with config:\n{}", config.describe().stripTrailing());
+    GrpcLogs.quietClientMistakes();
     Broker broker = new Broker(config, logFactory, clock);
     try {
       broker.server.start();

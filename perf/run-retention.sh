@@ -11,8 +11,8 @@
 #   perf/run-retention.sh [runs=1] [RetentionDriver options, e.g. --prefill-mib=2048 --rate=2000 --baseline=20]
 # RET_JSON=FILE writes the results elsewhere. RET_TMP=DIR puts the broker's data there (default: /tmp,
 # the VM's disk; /dev/shm for tmpfs). BROOK_JAVA_OPTS goes to the broker's JVM, RET_JAVA_OPTS to the
-# driver's. RET_JSTACK=1 takes a broker thread dump every 100 ms for 3 s from the alter (written next to
-# the JSON as retention-jstack-RUN.txt) to see what a stall waits on.
+# driver's. RET_JSTACK=1 makes the broker print a thread dump every 50 ms for 3 s from the alter (kill -QUIT;
+# its log is copied next to the JSON as retention-broker-RUN.log) to see what a stall waits on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -36,16 +36,11 @@ stop_broker() {
 trap '[[ -n "$dumper" ]] && kill "$dumper" 2>/dev/null; stop_broker; rm -rf "$work"' EXIT
 echo "== machine: $(nproc) cores, $(java -version 2>&1 | head -1), data on $(df -h "$work" | awk 'NR==2 {print $1}')"
 
-# Thread dumps of the broker from the alter on: waits for the driver's "then retention.ms" line.
-dump_threads() { # run-number driver-log
-  local i=$1 log=$2 file="${out%.json}-jstack-$1.txt"
-  for _ in $(seq 1 600); do grep -q "then retention.ms" "$log" 2>/dev/null && break; sleep 0.1; done
-  : >"$file"
-  for _ in $(seq 1 30); do
-    { echo "=== $(date +%T.%N)"; jcmd "$pid" Thread.print 2>&1; } >>"$file" || true
-    sleep 0.1
-  done
-  echo "(thread dumps of run $i in $file)"
+# Thread dumps of the broker from the alter on (SIGQUIT: the JVM prints them to its log, each a short
+# safepoint, so such a run's latencies are not figures): waits for the driver's "then retention.ms" line.
+dump_threads() { # driver-log
+  for _ in $(seq 1 600); do grep -q "then retention.ms" "$1" 2>/dev/null && break; sleep 0.1; done
+  for _ in $(seq 1 60); do kill -QUIT "$pid" 2>/dev/null || true; sleep 0.05; done
 }
 
 for i in $(seq 1 "$runs"); do
@@ -62,11 +57,15 @@ for i in $(seq 1 "$runs"); do
     --broker-pid=$pid --broker-log="$work/broker.log" --json="$work/run-$i.json" --label="run $i of $runs" "$@" \
     >"$work/driver-$i.log" 2>&1 &
   driver=$!
-  if [[ "${RET_JSTACK:-}" == 1 ]]; then dump_threads "$i" "$work/driver-$i.log" & dumper=$!; fi
+  if [[ "${RET_JSTACK:-}" == 1 ]]; then dump_threads "$work/driver-$i.log" & dumper=$!; fi
   tail -f --pid=$driver "$work/driver-$i.log" || true
   wait $driver || status=$?
-  if [[ -n "$dumper" ]]; then wait "$dumper" || true; dumper=""; fi
-  grep -E "Retention|WARN|ERROR" "$work/broker.log" | sed 's/^/  broker: /' | head -n 20
+  if [[ -n "$dumper" ]]; then
+    wait "$dumper" || true; dumper=""
+    cp "$work/broker.log" "${out%.json}-broker-$i.log"
+    echo "(the broker's log with its thread dumps: ${out%.json}-broker-$i.log)"
+  fi
+  grep -E "Retention deleted|\[WARN\]|\[ERROR\]" "$work/broker.log" | sed 's/^/  broker: /' | head -n 20
   if [[ $status -ne 0 || ! -f "$work/run-$i.json" ]]; then
     echo "run-retention: run $i failed (exit $status); the broker's log ends:" >&2
     tail -n 40 "$work/broker.log" >&2

@@ -117,9 +117,17 @@ public final class RetentionDriver {
     r.before = describe(adminStub, topic);
     r.prefillEnd = r.before.getEndOffset();
     r.prefillRecords = r.prefillEnd; // rounded up to whole batches
+    List<Path> prefillFiles = segmentFiles(partitionDir); // every one of them is older than the alter below
+    // Write the prefill back now, so that neither window pays for it (old data is long written back).
+    long forceStart = System.nanoTime();
+    force(prefillFiles);
+    r.prefillForceSeconds = (System.nanoTime() - forceStart) / 1e9;
     r.duBefore = du(partitionDir);
     r.freeBefore = freeBytes(o.dataDir);
-    List<Path> prefillFiles = segmentFiles(partitionDir); // every one of them is older than the alter below
+    System.out.printf(Locale.ROOT, "retention-driver: prefill %d records x %d B in %.1f s (%.0f MB/s), forced to disk "
+            + "in %.1f s: %d segments, %.2f GiB (size_bytes), du %.2f GiB%n", r.prefillRecords, o.size,
+        r.prefillSeconds, r.prefillRecords * (double) o.size / r.prefillSeconds / 1e6, r.prefillForceSeconds,
+        r.before.getSegmentCount(), r.before.getSizeBytes() / (double) (1L << 30), r.duBefore / (double) (1L << 30));
 
     // 2. Consumer and paced producer on the same partition.
     long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
@@ -139,6 +147,7 @@ public final class RetentionDriver {
 
       // 3. Sample until the alter, alter, sample until the deletion is over (bounded by --max-wait).
       r.loadBefore = loadAverage();
+      r.dirtyBefore = dirtyKib();
       boolean altered = false;
       long windowEnd = hardEnd;
       for (long next = System.nanoTime(); next < windowEnd; next += POLL_NANOS) {
@@ -149,7 +158,10 @@ public final class RetentionDriver {
           adminStub.alterTopicConfig(AlterTopicConfigRequest.newBuilder().setName(topic)
               .putSet("retention.ms", Long.toString(o.retentionMs)).build());
           r.alterReturnedMs = (System.nanoTime() - r.alterNanos) / 1e6;
+          r.dirtyAtAlter = dirtyKib();
           altered = true;
+          System.out.printf(Locale.ROOT, "retention-driver: baseline over; then retention.ms=%d (answered in %.1f ms), "
+              + "load average %s, dirty %d kB%n", o.retentionMs, r.alterReturnedMs, loadAverage(), r.dirtyAtAlter);
         }
         Sample s = sample(adminStub, topic, o.dataDir, prefillFiles);
         r.samples.add(s);
@@ -374,6 +386,18 @@ public final class RetentionDriver {
       }
       return h;
     }
+
+    /** The longest time a request was outstanding while overlapping [from, to), ns (unanswered: until end). */
+    long worstOverlapping(long from, long to, long end) {
+      long worst = 0;
+      for (int i = 0; i < sent; i++) {
+        long done = answered[i] == 0 ? end : answered[i];
+        if (scheduled[i] < to && done > from) {
+          worst = Math.max(worst, done - scheduled[i]);
+        }
+      }
+      return worst;
+    }
   }
 
   /** Tails partition 0 from the end of the prefill; keeps, per response, when it came and its records. */
@@ -453,6 +477,23 @@ public final class RetentionDriver {
       if (call != null) {
         call.cancel("benchmark over", null);
       }
+    }
+
+    /** The longest time between two responses (or since the last one, up to end) overlapping [from, to), ns. */
+    synchronized long longestGapOverlapping(long from, long to, long end) {
+      long worst = 0;
+      long previous = -1;
+      for (int i = 0; i < arrivals.size(); i++) {
+        long t = arrivals.get(i);
+        if (previous >= 0 && t > from && previous < to) {
+          worst = Math.max(worst, t - previous);
+        }
+        previous = t;
+      }
+      if (previous >= 0 && previous < to && end > from) {
+        worst = Math.max(worst, end - previous);
+      }
+      return worst;
     }
 
     /** Records, longest gap between responses, and produce → consume latency for arrivals in [from, to). */
@@ -578,6 +619,27 @@ public final class RetentionDriver {
     }
   }
 
+  /** fsync of each file (the prefill's segments): their dirty pages go to the device now. */
+  private static void force(List<Path> files) throws IOException {
+    for (Path f : files) {
+      try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.READ)) {
+        c.force(true);
+      } catch (java.nio.file.NoSuchFileException e) {
+        // deleted meanwhile: nothing to write back
+      }
+    }
+  }
+
+  /** Dirty page cache, kB (/proc/meminfo), or -1. */
+  private static long dirtyKib() {
+    try (Stream<String> lines = Files.lines(Path.of("/proc/meminfo"))) {
+      return lines.filter(l -> l.startsWith("Dirty:")).mapToLong(l -> Long.parseLong(l.replaceAll("[^0-9]", "")))
+          .findFirst().orElse(-1);
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
   private static String loadAverage() {
     try {
       String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
@@ -646,6 +708,9 @@ public final class RetentionDriver {
     long restoredNanos;
     long windowEnd;
     int unanswered;
+    double prefillForceSeconds;
+    long dirtyBefore = -1;
+    long dirtyAtAlter = -1;
     String loadBefore = "?";
     String loadAfter = "?";
     final List<Sample> samples = new ArrayList<>();
@@ -690,6 +755,85 @@ public final class RetentionDriver {
     /** The broker's first deletion of this partition: seconds after the alter, segments, bytes. */
     BrokerDeletion firstBrokerDeletion() {
       return brokerLines.isEmpty() ? null : brokerLines.get(0);
+    }
+
+    /**
+     * The deletion proper, in nanoTime: from the sample before the one that first saw the log start move
+     * (the segments left the index in between) to the broker's log line (written once the files are
+     * unlinked), else to the sample that found the prefill's files gone. Null when not seen.
+     */
+    long[] deletionInterval() {
+      Sample before = null;
+      Long from = null;
+      for (Sample s : samples) {
+        if (s.nanos >= alterNanos && s.logStart > this.before.getLogStartOffset()) {
+          from = before == null ? alterNanos : before.nanos;
+          break;
+        }
+        before = s;
+      }
+      if (from == null) {
+        return null;
+      }
+      BrokerDeletion first = firstBrokerDeletion();
+      long to;
+      if (first != null && first.wallMs() >= 0) {
+        to = alterNanos + TimeUnit.MILLISECONDS.toNanos(first.wallMs() - alterWallMs);
+      } else {
+        Double gone = prefillFilesGone();
+        if (gone == null) {
+          return null;
+        }
+        to = alterNanos + (long) (gone * 1e9);
+      }
+      return new long[] {from, Math.max(to, from + POLL_NANOS)};
+    }
+
+    /**
+     * Worst produce latency and longest consumer gap overlapping the deletion proper, against the same
+     * for every interval of that length in the baseline (sliding by 50 ms).
+     */
+    Map<String, Object> deletionProper() {
+      long[] d = deletionInterval();
+      if (d == null) {
+        return null;
+      }
+      long length = d[1] - d[0];
+      Histogram produce = new Histogram(TimeUnit.SECONDS.toMicros(600), 3);
+      Histogram gap = new Histogram(TimeUnit.SECONDS.toMicros(600), 3);
+      for (long a = baselineStart; a + length <= alterNanos; a += POLL_NANOS) {
+        produce.recordValue(Math.min(produce.getHighestTrackableValue(),
+            producer.worstOverlapping(a, a + length, windowEnd) / 1000));
+        gap.recordValue(Math.min(gap.getHighestTrackableValue(), consumer.longestGapOverlapping(a, a + length,
+            windowEnd) / 1000));
+      }
+      long worstProduce = producer.worstOverlapping(d[0], d[1], windowEnd);
+      long longestGap = consumer.longestGapOverlapping(d[0], d[1], windowEnd);
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("from_s", (d[0] - alterNanos) / 1e9);
+      m.put("to_s", (d[1] - alterNanos) / 1e9);
+      m.put("produce_worst_ms", worstProduce / 1e6);
+      m.put("baseline_same_length_produce_worst_ms", spread(produce));
+      m.put("baseline_share_below", shareBelow(produce, worstProduce / 1000));
+      m.put("consumer_longest_gap_ms", longestGap / 1e6);
+      m.put("baseline_same_length_consumer_gap_ms", spread(gap));
+      m.put("baseline_gap_share_below", shareBelow(gap, longestGap / 1000));
+      return m;
+    }
+
+    private static Map<String, Object> spread(Histogram h) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("intervals", h.getTotalCount());
+      m.put("p50", h.getValueAtPercentile(50) / 1000.0);
+      m.put("p90", h.getValueAtPercentile(90) / 1000.0);
+      m.put("max", h.getMaxValue() / 1000.0);
+      return m;
+    }
+
+    /** The share of the baseline's intervals whose figure was below {@code micros}. */
+    private static double shareBelow(Histogram h, long micros) {
+      return h.getTotalCount() == 0 ? Double.NaN
+          : h.getCountBetweenValues(0, Math.max(0, micros - 1)) / (double) h.getTotalCount();
     }
 
     Histogram baselineLatency() {
@@ -739,6 +883,7 @@ public final class RetentionDriver {
       m.put("prefill_records", prefillRecords);
       m.put("prefill_seconds", prefillSeconds);
       m.put("prefill_mb_per_s", prefillRecords * (double) o.size / prefillSeconds / 1e6);
+      m.put("prefill_force_seconds", prefillForceSeconds);
       m.put("prefill_segments", before.getSegmentCount());
       m.put("prefill_size_bytes", before.getSizeBytes());
       m.put("rate", o.rate);
@@ -751,6 +896,8 @@ public final class RetentionDriver {
       m.put("keep_retention", o.keepRetention);
       m.put("load_average_before", loadBefore);
       m.put("load_average_after", loadAfter);
+      m.put("dirty_kib_at_baseline_start", dirtyBefore);
+      m.put("dirty_kib_at_alter", dirtyAtAlter);
       Map<String, Object> deletion = new LinkedHashMap<>();
       deletion.put("alter_answered_ms", alterReturnedMs);
       deletion.put("log_start_moved_s", logStartMoved());
@@ -770,6 +917,7 @@ public final class RetentionDriver {
         lines.add(l);
       }
       deletion.put("broker_log", lines);
+      deletion.put("deletion_proper", deletionProper());
       m.put("deletion", deletion);
       Map<String, Object> disk = new LinkedHashMap<>();
       disk.put("du_before", duBefore);
@@ -821,14 +969,10 @@ public final class RetentionDriver {
 
     void print(java.io.PrintStream out) {
       double gib = 1L << 30;
-      out.printf(Locale.ROOT, "retention-driver: prefill %d records x %d B in %.1f s (%.0f MB/s): %d segments, "
-              + "%.2f GiB (size_bytes), du %.2f GiB; load average %s%n", prefillRecords, producer.o.size, prefillSeconds,
-          prefillRecords * (double) producer.o.size / prefillSeconds / 1e6, before.getSegmentCount(),
-          before.getSizeBytes() / gib, duBefore / gib, loadBefore);
       out.printf(Locale.ROOT, "retention-driver: paced producer %d records/s (%d per request) and a tailing consumer on "
-              + "%s-0; warm-up %d s, baseline %d s, then retention.ms=%d (alter answered in %.1f ms)%s%n",
-          producer.o.rate, producer.o.batch, topic, producer.o.warmup, producer.o.baseline, producer.o.retentionMs,
-          alterReturnedMs, restored ? String.format(Locale.ROOT, ", back to -1 at +%.2f s",
+              + "%s-0; warm-up %d s, baseline %d s (load average %s, dirty %d kB), then retention.ms=%d%s%n",
+          producer.o.rate, producer.o.batch, topic, producer.o.warmup, producer.o.baseline, loadBefore, dirtyBefore,
+          producer.o.retentionMs, restored ? String.format(Locale.ROOT, ", back to -1 at +%.2f s",
               (restoredNanos - alterNanos) / 1e9) : producer.o.keepRetention ? ", kept" : "");
       BrokerDeletion first = firstBrokerDeletion();
       out.printf(Locale.ROOT, "retention-driver: deletion: log start %d -> %d at +%s s, past the prefill at +%s s, "
@@ -837,6 +981,20 @@ public final class RetentionDriver {
           fmt(spaceFreed()), first == null ? "" : String.format(Locale.ROOT,
               "; broker logged %d segment(s), %.2f GiB at +%.3f s (%d deletion line(s) in all)", first.segments(),
               first.bytes() / gib, (first.wallMs() - alterWallMs) / 1e3, brokerLines.size()));
+      Map<String, Object> proper = deletionProper();
+      if (proper != null) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> bp = (Map<String, Object>) proper.get("baseline_same_length_produce_worst_ms");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> bg = (Map<String, Object>) proper.get("baseline_same_length_consumer_gap_ms");
+        out.printf(Locale.ROOT, "retention-driver: during the deletion itself (+%.2f to +%.2f s): worst produce %.1f ms, "
+                + "longest consumer gap %.1f ms; baseline intervals as long (%d): worst produce p50 %.1f p90 %.1f max %.1f "
+                + "ms (%.0f %% below the deletion's), consumer gap p50 %.1f p90 %.1f max %.1f ms (%.0f %% below)%n",
+            proper.get("from_s"), proper.get("to_s"), proper.get("produce_worst_ms"),
+            proper.get("consumer_longest_gap_ms"), bp.get("intervals"), bp.get("p50"), bp.get("p90"), bp.get("max"),
+            100 * (double) proper.get("baseline_share_below"), bg.get("p50"), bg.get("p90"), bg.get("max"),
+            100 * (double) proper.get("baseline_gap_share_below"));
+      }
       out.printf(Locale.ROOT, "retention-driver: disk: partition du %.2f GiB -> %.3f GiB, file system free %+.2f GiB, "
               + "segments %d -> %d, deleted files still mapped by the broker: %s%n", duBefore / gib, duAfter / gib,
           (freeAfter - freeBefore) / gib, before.getSegmentCount(), after.getSegmentCount(),

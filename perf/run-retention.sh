@@ -12,7 +12,9 @@
 # RET_JSON=FILE writes the results elsewhere. RET_TMP=DIR puts the broker's data there (default: /tmp,
 # the VM's disk; /dev/shm for tmpfs). BROOK_JAVA_OPTS goes to the broker's JVM, RET_JAVA_OPTS to the
 # driver's. RET_JSTACK=1 makes the broker print a thread dump every 50 ms for 3 s from the alter (kill -QUIT;
-# its log is copied next to the JSON as retention-broker-RUN.log) to see what a stall waits on.
+# its log is copied next to the JSON as retention-broker-RUN.log) to see what a stall waits on. Without it,
+# the driver still dumps the broker's threads (jcmd) when the consumer gets nothing, or a produce request
+# no answer, for a second (--stall-ms): retention-stall-RUN.txt next to the JSON, with the broker's log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -34,7 +36,12 @@ stop_broker() {
   if [[ -n "$pid" ]]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; fi
 }
 trap '[[ -n "$dumper" ]] && kill "$dumper" 2>/dev/null; stop_broker; rm -rf "$work"' EXIT
-echo "== machine: $(nproc) cores, $(java -version 2>&1 | head -1), data on $(df -h "$work" | awk 'NR==2 {print $1}')"
+mkdir -p "$(dirname "$out")"
+# The data's block device (its discard and write counters go into the timeline), none on tmpfs.
+device="$(basename "$(df --output=source "$work" | tail -n 1)")"
+grep -q " $device " /proc/diskstats || device=""
+echo "== machine: $(nproc) cores, $(java -version 2>&1 | head -1), data on $(df -h "$work" | awk 'NR==2 {print $1}')" \
+  "($(awk -v d="$(df --output=target "$work" | tail -n 1)" '$2 == d {print $3 ", " $4}' /proc/mounts | head -n 1))"
 
 # Thread dumps of the broker from the alter on (SIGQUIT: the JVM prints them to its log, each a short
 # safepoint, so such a run's latencies are not figures): waits for the driver's "then retention.ms" line.
@@ -52,10 +59,11 @@ for i in $(seq 1 "$runs"); do
   wait_ready "$work/broker.log" $pid
   echo "-- run $i of $runs: load average $(cut -d' ' -f1-3 /proc/loadavg), $(df -h "$work" | awk 'NR==2 {print $4}') free"
   status=0
+: >"$work/driver-$i.log"
   # shellcheck disable=SC2086
   java ${RET_JAVA_OPTS:-} -cp "$jar" io.brook.perf.RetentionDriver "127.0.0.1:$port" --data-dir="$work/data" \
-    --broker-pid=$pid --broker-log="$work/broker.log" --json="$work/run-$i.json" --label="run $i of $runs" "$@" \
-    >"$work/driver-$i.log" 2>&1 &
+    --broker-pid=$pid --broker-log="$work/broker.log" --json="$work/run-$i.json" --label="run $i of $runs" \
+    --stall-dump="$work/stall-$i.txt" --disk="$device" "$@" >>"$work/driver-$i.log" 2>&1 &
   driver=$!
   if [[ "${RET_JSTACK:-}" == 1 ]]; then dump_threads "$work/driver-$i.log" & dumper=$!; fi
   tail -f --pid=$driver "$work/driver-$i.log" || true
@@ -64,6 +72,11 @@ for i in $(seq 1 "$runs"); do
     wait "$dumper" || true; dumper=""
     cp "$work/broker.log" "${out%.json}-broker-$i.log"
     echo "(the broker's log with its thread dumps: ${out%.json}-broker-$i.log)"
+  fi
+  if [[ -f "$work/stall-$i.txt" ]]; then
+    cp "$work/stall-$i.txt" "${out%.json}-stall-$i.txt"
+    cp "$work/broker.log" "${out%.json}-broker-$i.log"
+    echo "(broker thread dumps taken during the stall: ${out%.json}-stall-$i.txt; its log: ${out%.json}-broker-$i.log)"
   fi
   grep -E "Retention deleted|\[WARN\]|\[ERROR\]" "$work/broker.log" | sed 's/^/  broker: /' | head -n 20
   if [[ $status -ne 0 || ! -f "$work/run-$i.json" ]]; then

@@ -77,7 +77,7 @@ import org.HdrHistogram.Histogram;
  *
  * <pre>java -cp perf/target/brook-perf.jar io.brook.perf.RetentionDriver HOST:PORT [--data-dir=DIR (the broker's)]
  *     [--prefill-mib=1024] [--size=1024] [--rate=5000] [--batch=50] [--inflight=32] [--warmup=5] [--baseline=10]
- *     [--after=5] [--max-wait=120] [--retention-ms=1000] [--keep-retention] [--broker-pid=PID] [--broker-log=FILE] [--json=FILE]
+ *     [--after=5] [--max-wait=120] [--retention-ms=1000] [--keep-retention] [--stall-ms=1000] [--stall-dump=FILE] [--disk=DEVICE (e.g. vda)] [--kernel-stacks] [--broker-pid=PID] [--broker-log=FILE] [--json=FILE]
  *     [--label=TEXT]</pre>
  */
 public final class RetentionDriver {
@@ -141,9 +141,16 @@ public final class RetentionDriver {
     ManagedChannel producerChannel = AckDriver.channel(o.host, o.port);
     Consumer consumer = new Consumer(topic, r.prefillEnd, o.size);
     Producer producer = new Producer(topic, o, start, maxRequests);
+    Watchdog watchdog = null;
     try {
       consumer.start(FetchServiceGrpc.newStub(consumerChannel));
       producer.start(ProduceServiceGrpc.newStub(producerChannel));
+      watchdog = new Watchdog(o, producer, consumer, r);
+      watchdog.start();
+      if (o.kernelStacks && o.brokerPid > 0) {
+        r.kernelStacks = new KernelStacks(o.brokerPid, alterAt);
+        r.kernelStacks.start();
+      }
 
       // 3. Sample until the alter, alter, sample until the deletion is over (bounded by --max-wait).
       r.loadBefore = loadAverage();
@@ -163,7 +170,7 @@ public final class RetentionDriver {
           System.out.printf(Locale.ROOT, "retention-driver: baseline over; then retention.ms=%d (answered in %.1f ms), "
               + "load average %s, dirty %d kB%n", o.retentionMs, r.alterReturnedMs, loadAverage(), r.dirtyAtAlter);
         }
-        Sample s = sample(adminStub, topic, o.dataDir, prefillFiles);
+        Sample s = sample(adminStub, topic, o.dataDir, prefillFiles, o.disk);
         r.samples.add(s);
         if (altered && !o.keepRetention && !r.restored && s.logStart >= r.prefillEnd) {
           // One large deletion, not a segment a second after it: retention.ms back to -1.
@@ -181,6 +188,14 @@ public final class RetentionDriver {
       r.windowEnd = windowEnd;
       r.loadAfter = loadAverage();
     } finally {
+      if (watchdog != null) {
+        watchdog.interrupt();
+        watchdog.join(TimeUnit.SECONDS.toMillis(30));
+      }
+      if (r.kernelStacks != null) {
+        r.kernelStacks.interrupt();
+        r.kernelStacks.join(TimeUnit.SECONDS.toMillis(5));
+      }
       producer.stop();
       r.unanswered = producer.awaitAnswers(10);
       consumer.stop();
@@ -195,6 +210,11 @@ public final class RetentionDriver {
     r.duAfter = du(partitionDir);
     r.freeAfter = freeBytes(o.dataDir);
     r.deletedStillMapped = deletedMappings(o.brokerPid, partitionDir);
+    for (Path f : prefillFiles) {
+      if (Files.exists(f)) {
+        r.prefillFilesLeft.add(f.getFileName() + " (" + Files.size(f) + " bytes, du " + du(f) + ")");
+      }
+    }
     r.brokerLines = o.brokerLog == null ? List.of() : brokerDeletions(o.brokerLog, topic + "-0");
     r.producer = producer;
     r.consumer = consumer;
@@ -387,6 +407,16 @@ public final class RetentionDriver {
       return h;
     }
 
+    /** How long the oldest unanswered request has been waiting, ns (0: none). */
+    long oldestOutstanding(long now) {
+      for (int i = Math.max(0, sent - o.inflight); i < sent; i++) {
+        if (answered[i] == 0) {
+          return now - scheduled[i];
+        }
+      }
+      return 0;
+    }
+
     /** The longest time a request was outstanding while overlapping [from, to), ns (unanswered: until end). */
     long worstOverlapping(long from, long to, long end) {
       long worst = 0;
@@ -397,6 +427,177 @@ public final class RetentionDriver {
         }
       }
       return worst;
+    }
+  }
+
+  /**
+   * Watches for a stall while the paced phase runs: the consumer silent, or a produce request
+   * unanswered, for {@code --stall-ms}. Then it has the broker's threads dumped ({@code jcmd PID
+   * Thread.print}, appended to {@code --stall-dump}), at most three times, 2 s apart.
+   */
+  static final class Watchdog extends Thread {
+    final Options o;
+    final Producer producer;
+    final Consumer consumer;
+    final Result r;
+
+    Watchdog(Options o, Producer producer, Consumer consumer, Result r) {
+      super("stall-watchdog");
+      setDaemon(true);
+      this.o = o;
+      this.producer = producer;
+      this.consumer = consumer;
+      this.r = r;
+    }
+
+    @Override
+    public void run() {
+      long stall = TimeUnit.MILLISECONDS.toNanos(o.stallMs);
+      long lastDump = Long.MIN_VALUE / 2;
+      try {
+        while (!isInterrupted()) {
+          Thread.sleep(100);
+          long now = System.nanoTime();
+          if (now < producer.start + TimeUnit.SECONDS.toNanos(1)) {
+            continue;
+          }
+          long consumerSilent = now - Math.max(consumer.lastArrival, producer.start);
+          long oldestOutstanding = producer.oldestOutstanding(now);
+          String what = consumerSilent >= stall ? String.format(Locale.ROOT, "consumer silent for %d ms",
+              consumerSilent / 1_000_000)
+              : oldestOutstanding >= stall ? String.format(Locale.ROOT, "a produce request outstanding for %d ms",
+                  oldestOutstanding / 1_000_000) : null;
+          if (what == null) {
+            continue;
+          }
+          String at = String.format(Locale.ROOT, "%+.2f s after the alter", (now - r.alterNanos) / 1e9);
+          synchronized (r.stalls) {
+            if (r.stalls.isEmpty() || now - lastDump >= TimeUnit.SECONDS.toNanos(2)) {
+              r.stalls.add(what + " at " + at);
+            }
+          }
+          if (o.stallDump != null && o.brokerPid > 0 && r.stallDumps < 3 && now - lastDump >= TimeUnit.SECONDS.toNanos(2)) {
+            lastDump = now;
+            r.stallDumps++;
+            dump(what + " at " + at);
+          }
+        }
+      } catch (InterruptedException e) {
+        // the run is over
+      }
+    }
+
+    private void dump(String why) {
+      try {
+        Process p = new ProcessBuilder("jcmd", Long.toString(o.brokerPid), "Thread.print", "-l")
+            .redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        p.waitFor(30, TimeUnit.SECONDS);
+        Files.writeString(o.stallDump, "=== " + Instant.now() + ": " + why + "\n"
+                + new String(out, StandardCharsets.UTF_8) + "\n", StandardCharsets.UTF_8,
+            java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        System.out.println("retention-driver: STALL: " + why + "; broker threads dumped to " + o.stallDump);
+      } catch (IOException e) {
+        System.out.println("retention-driver: STALL: " + why + "; jcmd failed: " + e.getMessage());
+      } catch (InterruptedException e) {
+        interrupt();
+      }
+    }
+  }
+
+  /**
+   * With {@code --kernel-stacks}: every 5 ms from 2 s before the alter to 12 s after it, the kernel
+   * stack (/proc/PID/task/TID/stack) of each broker thread in uninterruptible sleep (state D: waiting
+   * on the disk, the journal, a page lock), counted by thread name and the innermost frames.
+   * Diagnostics, not figures: it reads a few hundred /proc files every 5 ms.
+   */
+  static final class KernelStacks extends Thread {
+    final long pid;
+    final long from;
+    final long to;
+    final long alter;
+    /** thread name + frames → [samples, first, last] (ns after the alter). */
+    final Map<String, long[]> seen = new LinkedHashMap<>();
+    long samples;
+
+    KernelStacks(long pid, long alter) {
+      super("kernel-stacks");
+      setDaemon(true);
+      this.pid = pid;
+      this.alter = alter;
+      this.from = alter - TimeUnit.SECONDS.toNanos(2);
+      this.to = alter + TimeUnit.SECONDS.toNanos(12);
+    }
+
+    @Override
+    public void run() {
+      Path tasks = Path.of("/proc/" + pid + "/task");
+      try {
+        for (long now = System.nanoTime(); now < to && !isInterrupted(); now = System.nanoTime()) {
+          Thread.sleep(5);
+          if (now < from) {
+            continue;
+          }
+          samples++;
+          List<Path> tids;
+          try (Stream<Path> list = Files.list(tasks)) {
+            tids = list.toList();
+          } catch (IOException e) {
+            return; // the broker is gone
+          }
+          for (Path tid : tids) {
+            record(tid, now);
+          }
+        }
+      } catch (InterruptedException e) {
+        // the run is over
+      }
+    }
+
+    private void record(Path tid, long now) {
+      try {
+        String stat = Files.readString(tid.resolve("stat"));
+        int close = stat.lastIndexOf(')');
+        if (close < 0 || close + 2 >= stat.length() || stat.charAt(close + 2) != 'D') {
+          return;
+        }
+        String name = stat.substring(stat.indexOf('(') + 1, close);
+        List<String> frames = new ArrayList<>();
+        for (String f : Files.readAllLines(tid.resolve("stack"))) {
+          String frame = f.replaceFirst("^\\[<[0-9a-f]+>\\] ", "").replaceFirst("\\+0x.*$", "");
+          if (!frame.isEmpty() && frames.size() < 7) {
+            frames.add(frame);
+          }
+        }
+        String key = name.replaceAll("[0-9]+$", "#") + ": " + String.join(" < ", frames);
+        long t = now - alter;
+        synchronized (seen) {
+          long[] v = seen.computeIfAbsent(key, k -> new long[] {0, t, t});
+          v[0]++;
+          v[2] = t;
+        }
+      } catch (IOException | RuntimeException e) {
+        // the thread ended meanwhile
+      }
+    }
+
+    /** The most frequent stacks, most first. */
+    List<Map<String, Object>> top(int n) {
+      List<Map.Entry<String, long[]>> entries;
+      synchronized (seen) {
+        entries = new ArrayList<>(seen.entrySet());
+      }
+      entries.sort((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]));
+      List<Map<String, Object>> out = new ArrayList<>();
+      for (Map.Entry<String, long[]> e : entries.subList(0, Math.min(n, entries.size()))) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("samples", e.getValue()[0]);
+        m.put("first_s", e.getValue()[1] / 1e9);
+        m.put("last_s", e.getValue()[2] / 1e9);
+        m.put("stack", e.getKey());
+        out.add(m);
+      }
+      return out;
     }
   }
 
@@ -412,6 +613,7 @@ public final class RetentionDriver {
     volatile long next;
     volatile long gaps; // responses that did not start at the offset expected
     volatile boolean stopped;
+    volatile long lastArrival;
     ClientCallStreamObserver<TailRequest> call;
 
     Consumer(String topic, long from, int size) {
@@ -453,6 +655,7 @@ public final class RetentionDriver {
               oldest = Math.min(oldest, v.substring(0, STAMP).asReadOnlyByteBuffer().getLong());
             }
           }
+          lastArrival = now;
           synchronized (Consumer.this) {
             arrivals.add(now);
             counts.add(n);
@@ -547,12 +750,37 @@ public final class RetentionDriver {
     }
   }
 
-  /** One 50 ms sample: the partition as DescribeTopic sees it, the prefill's files, free space. */
+  /**
+   * One 50 ms sample: the partition as DescribeTopic sees it, the prefill's files, free space, and the
+   * data's block device counters ({@link DiskStats}, null without {@code --disk}).
+   */
   record Sample(long nanos, long logStart, long endOffset, long sizeBytes, int segments, int prefillFilesLeft,
-      long freeBytes) {}
+      long freeBytes, DiskStats disk) {}
+
+  /** Cumulative counters of a block device from /proc/diskstats (sectors are 512 B). */
+  record DiskStats(long sectorsWritten, long writeMs, long discards, long sectorsDiscarded, long discardMs,
+      long flushes) {
+    static DiskStats read(String device) {
+      if (device == null) {
+        return null;
+      }
+      try (Stream<String> lines = Files.lines(Path.of("/proc/diskstats"))) {
+        for (String line : (Iterable<String>) lines::iterator) {
+          String[] f = line.trim().split("\\s+");
+          if (f.length >= 20 && f[2].equals(device)) {
+            return new DiskStats(Long.parseLong(f[9]), Long.parseLong(f[10]), Long.parseLong(f[14]),
+                Long.parseLong(f[16]), Long.parseLong(f[17]), Long.parseLong(f[18]));
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        // no counters
+      }
+      return null;
+    }
+  }
 
   private static Sample sample(AdminServiceGrpc.AdminServiceBlockingStub admin, String topic, Path dataDir,
-      List<Path> prefillFiles) {
+      List<Path> prefillFiles, String device) {
     PartitionDescription p = describe(admin, topic);
     int left = 0;
     for (Path f : prefillFiles) {
@@ -561,7 +789,7 @@ public final class RetentionDriver {
       }
     }
     return new Sample(System.nanoTime(), p.getLogStartOffset(), p.getEndOffset(), p.getSizeBytes(),
-        p.getSegmentCount(), left, freeBytes(dataDir));
+        p.getSegmentCount(), left, freeBytes(dataDir), DiskStats.read(device));
   }
 
   private static PartitionDescription describe(AdminServiceGrpc.AdminServiceBlockingStub admin, String topic) {
@@ -709,6 +937,10 @@ public final class RetentionDriver {
     long windowEnd;
     int unanswered;
     double prefillForceSeconds;
+    final List<String> prefillFilesLeft = new ArrayList<>();
+    final List<String> stalls = new ArrayList<>();
+    int stallDumps;
+    KernelStacks kernelStacks;
     long dirtyBefore = -1;
     long dirtyAtAlter = -1;
     String loadBefore = "?";
@@ -767,7 +999,7 @@ public final class RetentionDriver {
       Long from = null;
       for (Sample s : samples) {
         if (s.nanos >= alterNanos && s.logStart > this.before.getLogStartOffset()) {
-          from = before == null ? alterNanos : before.nanos;
+          from = before == null ? alterNanos : Math.max(alterNanos, before.nanos); // not before the alter
           break;
         }
         before = s;
@@ -858,8 +1090,12 @@ public final class RetentionDriver {
         row.put("produce_max_ms", h.getMaxValue() / 1000.0);
         row.put("consumer_records", c.get("records"));
         row.put("consumer_longest_gap_ms", c.get("longest_gap_ms"));
+        Sample first = null;
         Sample last = null;
         for (Sample s : samples) {
+          if (s.nanos < t) {
+            first = s;
+          }
           if (s.nanos < to) {
             last = s;
           }
@@ -868,6 +1104,14 @@ public final class RetentionDriver {
           row.put("log_start", last.logStart);
           row.put("segments", last.segments);
           row.put("size_bytes", last.sizeBytes);
+        }
+        if (first != null && first.disk != null && last.disk != null) {
+          row.put("disk_written_mb", (last.disk.sectorsWritten() - first.disk.sectorsWritten()) * 512 / 1e6);
+          row.put("disk_write_ms", last.disk.writeMs() - first.disk.writeMs());
+          row.put("disk_discarded_mb", (last.disk.sectorsDiscarded() - first.disk.sectorsDiscarded()) * 512 / 1e6);
+          row.put("disk_discards", last.disk.discards() - first.disk.discards());
+          row.put("disk_discard_ms", last.disk.discardMs() - first.disk.discardMs());
+          row.put("disk_flushes", last.disk.flushes() - first.disk.flushes());
         }
         rows.add(row);
       }
@@ -892,6 +1136,7 @@ public final class RetentionDriver {
       m.put("warmup_s", o.warmup);
       m.put("baseline_s", o.baseline);
       m.put("deletion_window_s", (windowEnd - alterNanos) / 1e9);
+      m.put("alter_time", Instant.ofEpochMilli(alterWallMs).toString());
       m.put("retention_ms", o.retentionMs);
       m.put("keep_retention", o.keepRetention);
       m.put("load_average_before", loadBefore);
@@ -905,6 +1150,7 @@ public final class RetentionDriver {
       deletion.put("prefill_files_gone_s", prefillFilesGone());
       deletion.put("space_freed_s", spaceFreed());
       deletion.put("done", deletionDoneNanos >= 0);
+      deletion.put("prefill_files_left", prefillFilesLeft);
       deletion.put("retention_ms_restored_s", restored ? (restoredNanos - alterNanos) / 1e9 : null);
       List<Map<String, Object>> lines = new ArrayList<>();
       for (BrokerDeletion d : brokerLines) {
@@ -948,6 +1194,14 @@ public final class RetentionDriver {
       consume.put("offset_gaps", consumer.gaps);
       consume.put("failure", consumer.failure.get() == null ? null : consumer.failure.get().toString());
       m.put("consume", consume);
+      synchronized (stalls) {
+        m.put("stalls", new ArrayList<>(stalls));
+      }
+      m.put("stall_ms", o.stallMs);
+      if (kernelStacks != null) {
+        m.put("kernel_stack_samples", kernelStacks.samples);
+        m.put("kernel_stacks_in_d_state", kernelStacks.top(20));
+      }
       m.put("timeline", timeline());
       m.put("cores", Runtime.getRuntime().availableProcessors());
       m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
@@ -987,7 +1241,7 @@ public final class RetentionDriver {
         Map<String, Object> bp = (Map<String, Object>) proper.get("baseline_same_length_produce_worst_ms");
         @SuppressWarnings("unchecked")
         Map<String, Object> bg = (Map<String, Object>) proper.get("baseline_same_length_consumer_gap_ms");
-        out.printf(Locale.ROOT, "retention-driver: during the deletion itself (+%.2f to +%.2f s): worst produce %.1f ms, "
+        out.printf(Locale.ROOT, "retention-driver: during the deletion itself (%+.2f to %+.2f s): worst produce %.1f ms, "
                 + "longest consumer gap %.1f ms; baseline intervals as long (%d): worst produce p50 %.1f p90 %.1f max %.1f "
                 + "ms (%.0f %% below the deletion's), consumer gap p50 %.1f p90 %.1f max %.1f ms (%.0f %% below)%n",
             proper.get("from_s"), proper.get("to_s"), proper.get("produce_worst_ms"),
@@ -1021,14 +1275,35 @@ public final class RetentionDriver {
           pct(cd, "p99"), pct(cd, "max"), consumer.gaps,
           consumer.failure.get() == null ? "" : ", FAILED: " + consumer.failure.get());
       out.println("retention-driver: timeline (s after the alter: produce requests, worst produce ms, consumer records,"
-          + " longest consumer gap ms, segments)");
+          + " longest consumer gap ms, segments" + (producer.o.disk == null ? ")"
+              : "; " + producer.o.disk + ": MB written, MB discarded, discard requests and ms)"));
       StringBuilder line = new StringBuilder();
       for (Map<String, Object> row : timeline()) {
-        line.append(String.format(Locale.ROOT, "  %+5.1f: %3d req %7.1f ms %6d rec %6.1f ms %3s seg%n", row.get("t"),
+        line.append(String.format(Locale.ROOT, "  %+5.1f: %3d req %7.1f ms %6d rec %6.1f ms %3s seg", row.get("t"),
             row.get("produce_requests"), row.get("produce_max_ms"), row.get("consumer_records"),
             row.get("consumer_longest_gap_ms"), row.getOrDefault("segments", "?")));
+        if (row.containsKey("disk_written_mb")) {
+          line.append(String.format(Locale.ROOT, " | %5.0f MB wr %6.0f MB disc %5d disc %5d ms", row.get("disk_written_mb"),
+              row.get("disk_discarded_mb"), row.get("disk_discards"), row.get("disk_discard_ms")));
+        }
+        line.append('\n');
       }
       out.print(line);
+      if (!prefillFilesLeft.isEmpty()) {
+        out.println("retention-driver: prefill files still in the partition directory: " + prefillFilesLeft);
+      }
+      synchronized (stalls) {
+        out.println("retention-driver: stalls (nothing for " + producer.o.stallMs + " ms): "
+            + (stalls.isEmpty() ? "none" : String.join("; ", stalls)));
+      }
+      if (kernelStacks != null) {
+        out.printf(Locale.ROOT, "retention-driver: broker threads in D state (%d samples 5 ms apart, -2 to +12 s), "
+            + "most frequent:%n", kernelStacks.samples);
+        for (Map<String, Object> k : kernelStacks.top(12)) {
+          out.printf(Locale.ROOT, "  %5d x (%+.2f to %+.2f s) %s%n", k.get("samples"), k.get("first_s"), k.get("last_s"),
+              k.get("stack"));
+        }
+      }
       out.println("retention-driver: load average after " + loadAfter);
     }
 
@@ -1058,6 +1333,10 @@ public final class RetentionDriver {
     long maxWait = 120;
     long retentionMs = 1000;
     boolean keepRetention;
+    long stallMs = 1000;
+    String disk;
+    boolean kernelStacks;
+    Path stallDump;
     long brokerPid;
     Path brokerLog;
     String json;
@@ -1091,6 +1370,10 @@ public final class RetentionDriver {
           case "max-wait" -> o.maxWait = Long.parseLong(value);
           case "retention-ms" -> o.retentionMs = Long.parseLong(value);
           case "keep-retention" -> o.keepRetention = true;
+          case "stall-ms" -> o.stallMs = Long.parseLong(value);
+          case "disk" -> o.disk = value.isEmpty() ? null : value;
+          case "kernel-stacks" -> o.kernelStacks = true;
+          case "stall-dump" -> o.stallDump = Path.of(value);
           case "broker-pid" -> o.brokerPid = Long.parseLong(value);
           case "broker-log" -> o.brokerLog = Path.of(value);
           case "json" -> o.json = value;
@@ -1112,7 +1395,7 @@ public final class RetentionDriver {
     private static IllegalArgumentException usage(String message) {
       return new IllegalArgumentException(message + "\nusage: RetentionDriver HOST:PORT [--data-dir=DIR] "
           + "[--prefill-mib=1024] [--size=1024] [--rate=5000] [--batch=50] [--inflight=32] [--warmup=5] "
-          + "[--baseline=10] [--after=5] [--max-wait=120] [--retention-ms=1000] [--keep-retention] [--broker-pid=PID] "
+          + "[--baseline=10] [--after=5] [--max-wait=120] [--retention-ms=1000] [--keep-retention] [--stall-ms=1000] [--stall-dump=FILE] [--disk=DEVICE (e.g. vda)] [--kernel-stacks] [--broker-pid=PID] "
           + "[--broker-log=FILE] [--json=FILE] [--label=TEXT]");
     }
   }

@@ -458,10 +458,10 @@ public final class RetentionDriver {
         while (!isInterrupted()) {
           Thread.sleep(100);
           long now = System.nanoTime();
-          if (now < producer.start + TimeUnit.SECONDS.toNanos(1)) {
-            continue;
+          if (now < r.baselineStart) {
+            continue; // the warm-up: connections and JIT
           }
-          long consumerSilent = now - Math.max(consumer.lastArrival, producer.start);
+          long consumerSilent = now - Math.max(consumer.lastArrival, r.baselineStart);
           long oldestOutstanding = producer.oldestOutstanding(now);
           String what = consumerSilent >= stall ? String.format(Locale.ROOT, "consumer silent for %d ms",
               consumerSilent / 1_000_000)

@@ -91,11 +91,20 @@ import json, sys
 out, files = sys.argv[1], sys.argv[2:]
 runs = [json.load(open(f)) for f in sorted(files)]
 json.dump({"runs": runs}, open(out, "w"), indent=1)
+x = lambda v: "?" if v is None else f"{v:.2f}"
 for r in runs:
-    p, c = r["produce"], r["consume"]
-    print(f"{r['label']}: load {r['load_average_before']} -> {r['load_average_after']}; produce p99 "
-          f"{p['baseline_ms']['p99']:.2f} -> {p['deletion_ms']['p99']:.2f} ms (x{p['ratio']['p99']:.2f}), max "
-          f"{p['baseline_ms']['max']:.2f} -> {p['deletion_ms']['max']:.2f} ms (x{p['ratio']['max']:.2f}); consumer "
-          f"longest gap {c['baseline']['longest_gap_ms']:.1f} -> {c['deletion']['longest_gap_ms']:.1f} ms")
+    p, c, d = r["produce"], r["consume"], r["deletion"]
+    dp = d.get("deletion_proper") or {}
+    logged = d["broker_log"][0] if d["broker_log"] else None
+    took = f"{logged['logged_s'] - d['log_start_moved_s']:.2f} s" if logged and d["log_start_moved_s"] is not None else "?"
+    print(f"{r['label']}: load {r['load_average_before']} -> {r['load_average_after']}; deleted "
+          f"{logged['segments'] if logged else '?'} segments, {logged['bytes'] / 2**30 if logged else 0:.2f} GiB in ~{took}; "
+          f"produce p99 {p['baseline_ms']['p99']:.2f} -> {p['deletion_ms']['p99']:.2f} ms (x{x(p['ratio']['p99'])}), max "
+          f"{p['baseline_ms']['max']:.2f} -> {p['deletion_ms']['max']:.2f} ms (x{x(p['ratio']['max'])}); "
+          f"worst produce during the deletion itself {dp.get('produce_worst_ms', float('nan')):.1f} ms "
+          f"(baseline intervals as long: p50 {dp.get('baseline_same_length_produce_worst_ms', {}).get('p50', float('nan')):.1f}, "
+          f"max {dp.get('baseline_same_length_produce_worst_ms', {}).get('max', float('nan')):.1f}); consumer longest gap "
+          f"{c['baseline']['longest_gap_ms']:.1f} -> {c['deletion']['longest_gap_ms']:.1f} ms; "
+          f"stalls: {'; '.join(r.get('stalls', [])) or 'none'}")
 print(f"(written to {out})")
 EOF

@@ -75,6 +75,14 @@ import org.HdrHistogram.Histogram;
  * partition directory and the file system's free space are sampled; the broker's "Retention deleted"
  * lines are read from its log ({@code --broker-log}) afterwards. Nothing is asserted: figures only.
  *
+ * <p>"The deletion itself" is the interval from the last sample before the log start moved to the
+ * broker's log line (the files are unlinked by then); its worst produce latency and longest consumer gap
+ * are set against those of every interval as long in the baseline. Diagnostics: with {@code --disk} the
+ * device's write and discard counters (/proc/diskstats) go into the per-second timeline; a watchdog
+ * dumps the broker's threads ({@code jcmd}, to {@code --stall-dump}) when the consumer gets nothing, or a
+ * produce request no answer, for {@code --stall-ms}; {@code --kernel-stacks} samples the kernel stacks of
+ * broker threads in uninterruptible sleep around the deletion.
+ *
  * <pre>java -cp perf/target/brook-perf.jar io.brook.perf.RetentionDriver HOST:PORT [--data-dir=DIR (the broker's)]
  *     [--prefill-mib=1024] [--size=1024] [--rate=5000] [--batch=50] [--inflight=32] [--warmup=5] [--baseline=10]
  *     [--after=5] [--max-wait=120] [--retention-ms=1000] [--keep-retention] [--stall-ms=1000] [--stall-dump=FILE] [--disk=DEVICE (e.g. vda)] [--kernel-stacks] [--broker-pid=PID] [--broker-log=FILE] [--json=FILE]

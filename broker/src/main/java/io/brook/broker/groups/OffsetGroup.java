@@ -195,8 +195,8 @@ public final class OffsetGroup extends Group {
         outcomes.add(new CommitOutcome(c.tp(), e));
       }
     }
+    commits.putAll(done); // before the append: an append that compacts snapshots the state, this commit included
     write(events);
-    commits.putAll(done);
     return outcomes;
   }
 
@@ -219,8 +219,8 @@ public final class OffsetGroup extends Group {
       events.add(new JournalEvent.Commit(key, offset, now, ""));
       done.put(key, new CommittedOffset(offset, "", now));
     });
+    commits.putAll(done); // before the append, as in commit()
     write(events);
-    commits.putAll(done);
   }
 
   synchronized void requireEmpty(String action) {

@@ -100,6 +100,7 @@ public final class ChronicleLog implements PartitionLog {
 
   /** Opens (creating if needed) the log in {@code dir}, clearing stale locks and recovering bounds. */
   public static ChronicleLog open(Path dir, LogOptions options) {
+    UnfinishedFiles.remove(dir); // a kill while Chronicle created a file: it would stall on it, then fail
     ChronicleLocks.clearStale(dir);
     removeDeletedLeftovers(dir);
     TimeProvider time = options.clock()::millis;

@@ -139,6 +139,11 @@ public final class BrokerProcess implements AutoCloseable {
     return dataDir;
   }
 
+  /** The broker JVM's pid, for tests that signal it themselves. */
+  public long pid() {
+    return process.pid();
+  }
+
   public boolean isAlive() {
     return process.isAlive();
   }

@@ -148,11 +148,6 @@ public final class BrokerProcess implements AutoCloseable {
     return process.isAlive();
   }
 
-  /** The broker JVM's process id (a crash leaves {@code hs_err_pid<pid>.log} in the working directory). */
-  public long pid() {
-    return process.pid();
-  }
-
   /** SIGKILL: no shutdown hook runs, nothing is flushed or closed. */
   public void kill9() throws InterruptedException {
     closeChannel();

@@ -71,6 +71,12 @@ check "consume --ack prints and acks every record (got $n)" test "$n" -eq 200000
 workers="$(bin/brook group describe workers)"
 echo "$workers"
 check "group describe workers: all settled" test "$(awk '$1 == "orders" && $3 == $4 && $6 == 0' <<<"$workers" | wc -l)" -eq 3
+check "topic create clicks with retention config" bin/brook topic create clicks --partitions 3 \
+  --config segment.roll=10m --config retention.ms=86400000
+check "topic alter clicks retention.bytes" bin/brook topic alter clicks --set retention.bytes=10737418240
+clicks="$(bin/brook topic describe clicks)"
+check "topic describe clicks shows both limits and a 10m roll" bash -c \
+  "grep -q 'retention.bytes=10737418240' <<<\"\$1\" && grep -q 'retention.ms=86400000' <<<\"\$1\" && grep -q 'segment.roll=10m' <<<\"\$1\"" _ "$clicks"
 
 # kill -9 and start again: same records at the same offsets, the next produce continues.
 before="$(bin/brook consume orders --from earliest --format '%p %o %v' | sort | md5sum)"

@@ -1,5 +1,7 @@
 package io.brook.broker.api;
 
+import io.brook.broker.disk.DiskGuard;
+import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;
 import io.brook.broker.topics.TopicManager;
@@ -23,9 +25,11 @@ import io.grpc.stub.StreamObserver;
 /** brook.v1.AdminService: topic lifecycle. Control plane: plain and synchronous. */
 public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBase {
   private final TopicManager topics;
+  private final DiskGuard disk;
 
-  public AdminGrpcService(TopicManager topics) {
+  public AdminGrpcService(TopicManager topics, DiskGuard disk) {
     this.topics = topics;
+    this.disk = disk;
   }
 
   @Override
@@ -34,6 +38,7 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
       if (request.getPartitions() < 0) {
         throw Errors.invalid("partitions must be >= 0 (0: the default), got " + request.getPartitions());
       }
+      disk.check(DiskWrite.TOPIC_CREATE); // new partitions are new memory-mapped files, there only to take data
       Topic t = topics.create(request.getName(), request.getPartitions(), request.getConfigMap());
       return CreateTopicResponse.newBuilder().setTopic(describe(t)).build();
     });
@@ -64,6 +69,7 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
   @Override
   public void createPartitions(CreatePartitionsRequest request, StreamObserver<CreatePartitionsResponse> out) {
     Unary.answer(out, () -> {
+      disk.check(DiskWrite.TOPIC_CREATE);
       Topic t = topics.addPartitions(request.getName(), request.getTotalPartitions());
       return CreatePartitionsResponse.newBuilder().setTopic(describe(t)).build();
     });

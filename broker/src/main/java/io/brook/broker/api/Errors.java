@@ -2,8 +2,10 @@ package io.brook.broker.api;
 
 import com.google.protobuf.Any;
 import com.google.rpc.ErrorInfo;
+import com.google.rpc.RetryInfo;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.errors.LimitExceededException;
 import io.brook.protocol.v1.ErrorCode;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -20,6 +22,8 @@ import org.slf4j.LoggerFactory;
 final class Errors {
   private static final Logger log = LoggerFactory.getLogger(Errors.class);
   static final String DOMAIN = "brook.v1";
+  /** At most 3 UTF-8 bytes each: under 9 bytes percent-encoded, about 4 in base64; 400 fit in 8 KiB. */
+  static final int MAX_MESSAGE_CHARS = 400;
 
   private Errors() {}
 
@@ -32,6 +36,7 @@ final class Errors {
       case BATCH_TOO_LARGE -> ErrorCode.ERROR_CODE_BATCH_TOO_LARGE;
       case INVALID_RECORD -> ErrorCode.ERROR_CODE_INVALID_RECORD;
       case NOT_ENOUGH_DISK -> ErrorCode.ERROR_CODE_NOT_ENOUGH_DISK;
+      case LIMIT_EXCEEDED -> ErrorCode.ERROR_CODE_LIMIT_EXCEEDED;
       case STORAGE_ERROR -> ErrorCode.ERROR_CODE_STORAGE_ERROR;
       case INVALID_REQUEST -> ErrorCode.ERROR_CODE_INVALID_REQUEST;
       case TOPIC_EXISTS -> ErrorCode.ERROR_CODE_TOPIC_ALREADY_EXISTS;
@@ -56,7 +61,7 @@ final class Errors {
       case TOPIC_EXISTS -> Status.Code.ALREADY_EXISTS;
       case OFFSET_OUT_OF_RANGE -> Status.Code.OUT_OF_RANGE;
       case RECORD_TOO_LARGE, BATCH_TOO_LARGE, INVALID_RECORD, INVALID_REQUEST -> Status.Code.INVALID_ARGUMENT;
-      case NOT_ENOUGH_DISK -> Status.Code.RESOURCE_EXHAUSTED;
+      case NOT_ENOUGH_DISK, LIMIT_EXCEEDED -> Status.Code.RESOURCE_EXHAUSTED;
       case STORAGE_ERROR -> Status.Code.INTERNAL;
       case OUT_OF_ORDER_SEQUENCE -> Status.Code.FAILED_PRECONDITION;
       case PRODUCER_FENCED -> Status.Code.FAILED_PRECONDITION;
@@ -74,12 +79,31 @@ final class Errors {
   }
 
   static StatusRuntimeException toStatus(BrokerError error, String message) {
-    com.google.rpc.Status status = com.google.rpc.Status.newBuilder()
+    return toStatus(error, message, ErrorInfo.newBuilder());
+  }
+
+  private static StatusRuntimeException toStatus(BrokerError error, String message, ErrorInfo.Builder info) {
+    com.google.rpc.Status.Builder status = com.google.rpc.Status.newBuilder()
         .setCode(status(error).value())
-        .setMessage(message)
-        .addDetails(Any.pack(ErrorInfo.newBuilder().setReason(reason(error)).setDomain(DOMAIN).build()))
-        .build();
-    return StatusProto.toStatusRuntimeException(status);
+        .setMessage(clip(message))
+        .addDetails(Any.pack(info.setReason(reason(error)).setDomain(DOMAIN).build()));
+    if (error == BrokerError.NOT_ENOUGH_DISK) { // retryable: space comes back when it is freed
+      status.addDetails(Any.pack(RetryInfo.newBuilder()
+          .setRetryDelay(com.google.protobuf.Duration.newBuilder().setSeconds(1)).build()));
+    }
+    return StatusProto.toStatusRuntimeException(status.build());
+  }
+
+  /**
+   * A status travels in HTTP/2 trailers twice (grpc-message, percent-encoded, and the details,
+   * base64), and clients refuse trailers over 8 KiB with a bare "http2 exception". Messages can
+   * echo what a client sent (a config key, a value), so they are cut to a size that always fits.
+   */
+  static String clip(String message) {
+    if (message == null || message.length() <= MAX_MESSAGE_CHARS) {
+      return message;
+    }
+    return message.substring(0, MAX_MESSAGE_CHARS) + "… (" + message.length() + " characters, cut)";
   }
 
   static StatusRuntimeException invalid(String message) {
@@ -88,6 +112,10 @@ final class Errors {
 
   /** Any throwable from a handler, as the status to answer with. */
   static StatusRuntimeException toStatus(Throwable t) {
+    if (t instanceof LimitExceededException l) { // the limit's key and value, for programs
+      return toStatus(l.error(), l.getMessage(), ErrorInfo.newBuilder().putMetadata("limit", l.key())
+          .putMetadata("value", Long.toString(l.limit())));
+    }
     if (t instanceof BrokerException b) {
       return toStatus(b.error(), b.getMessage());
     }
@@ -95,6 +123,6 @@ final class Errors {
       return s;
     }
     log.warn("Unexpected failure while serving a request", t);
-    return Status.INTERNAL.withDescription("internal error: " + t).asRuntimeException();
+    return Status.INTERNAL.withDescription(clip("internal error: " + t)).asRuntimeException();
   }
 }

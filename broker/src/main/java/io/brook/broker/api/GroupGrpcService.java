@@ -293,7 +293,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
       GroupPartition.Builder pb = GroupPartition.newBuilder().setTopic(p.tp().topic()).setPartition(p.tp().partition())
           .setLogStartOffset(p.logStart()).setEndOffset(p.end()).setMemberId(p.owner())
           .setUnsettledRecords(p.unsettled()).setDeadLetteredRecords(p.deadLettered())
-          .setRedeliveries(p.redeliveries());
+          .setRedeliveries(p.redeliveries()).setRetentionDeletedRecords(p.deletedUnsettled());
       if (p.committed() >= 0) {
         pb.setCommittedOffset(p.committed());
         if (p.end() >= 0) {

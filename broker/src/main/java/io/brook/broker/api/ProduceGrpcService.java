@@ -1,5 +1,6 @@
 package io.brook.broker.api;
 
+import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.topics.TopicManager;
 import io.brook.protocol.v1.InitProducerRequest;
 import io.brook.protocol.v1.InitProducerResponse;
@@ -18,8 +19,8 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
   private final int maxInflight;
   private final ApiSettings settings;
 
-  public ProduceGrpcService(TopicManager topics, ApiSettings settings) {
-    this.handler = new ProduceHandler(topics, settings);
+  public ProduceGrpcService(TopicManager topics, ApiSettings settings, DiskGuard disk) {
+    this.handler = new ProduceHandler(topics, settings, disk);
     this.maxInflight = settings.produceStreamMaxInflight();
     this.settings = settings;
   }

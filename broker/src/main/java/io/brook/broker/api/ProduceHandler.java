@@ -1,5 +1,7 @@
 package io.brook.broker.api;
 
+import io.brook.broker.disk.DiskGuard;
+import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.storage.AppendResult;
 import io.brook.broker.storage.LogRecord;
@@ -28,10 +30,12 @@ import java.util.concurrent.CompletableFuture;
 final class ProduceHandler {
   private final TopicManager topics;
   private final ApiSettings settings;
+  private final DiskGuard disk;
 
-  ProduceHandler(TopicManager topics, ApiSettings settings) {
+  ProduceHandler(TopicManager topics, ApiSettings settings, DiskGuard disk) {
     this.topics = topics;
     this.settings = settings;
+    this.disk = disk;
   }
 
   /**
@@ -39,6 +43,7 @@ final class ProduceHandler {
    * group-commit force of every partition written for SYNCED.
    *
    * @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT when the request as a whole is malformed
+   * @throws BrokerException NOT_ENOUGH_DISK (RESOURCE_EXHAUSTED) when free disk is already under the threshold
    */
   CompletableFuture<ProduceResponse> handle(ProduceRequest request) {
     if (request.getBatchesCount() == 0) {
@@ -50,18 +55,23 @@ final class ProduceHandler {
     if (request.hasProducerId() && (request.getProducerEpoch() < 0 || request.getProducerEpoch() > Short.MAX_VALUE)) {
       throw Errors.invalid("producer_epoch must be 0.." + Short.MAX_VALUE + ", got " + request.getProducerEpoch());
     }
+    disk.check(DiskWrite.PRODUCE); // a disk already low refuses the request whole
     ProduceResponse.Builder response = ProduceResponse.newBuilder();
     Set<Partition> written = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     long now = settings.clock().millis();
     for (int i = 0; i < request.getBatchesCount(); i++) {
       ProduceBatch batch = request.getBatches(i);
       try {
+        if (i > 0) {
+          disk.check(DiskWrite.PRODUCE); // the disk ran low part-way through: the later batches fail alone
+        }
         if (request.hasProducerId()) {
           appendIdempotent(i, batch, request.getProducerId(), (short) request.getProducerEpoch(), now, response,
               written);
         } else {
           appendBatch(i, batch, now, response, written);
         }
+        disk.wrote(batch.getSerializedSize()); // about what the batch takes in the log, until free space is read
       } catch (BrokerException e) {
         response.addResults(ProduceResult.newBuilder()
             .setBatchIndex(i)

@@ -158,14 +158,14 @@ final class GroupCommand {
       }
       Table partitions = ack
           ? new Table("TOPIC", "PARTITION", "COMMITTED", "END-OFFSET", "LAG", "UNSETTLED", "DEAD-LETTERED",
-              "REDELIVERIES")
+              "REDELIVERIES", "RETENTION-DELETED")
           : new Table("TOPIC", "PARTITION", "COMMITTED", "END-OFFSET", "LAG", "OWNER");
       for (GroupPartition p : g.getPartitionsList()) {
         Long committed = p.hasCommittedOffset() ? p.getCommittedOffset() : null;
         Long lag = p.hasLag() ? p.getLag() : null;
         if (ack) {
           partitions.row(p.getTopic(), p.getPartition(), committed, p.getEndOffset(), lag, p.getUnsettledRecords(),
-              p.getDeadLetteredRecords(), p.getRedeliveries());
+              p.getDeadLetteredRecords(), p.getRedeliveries(), p.getRetentionDeletedRecords());
         } else {
           partitions.row(p.getTopic(), p.getPartition(), committed, p.getEndOffset(), lag, p.getMemberId());
         }

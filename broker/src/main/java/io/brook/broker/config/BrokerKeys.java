@@ -23,6 +23,19 @@ public final class BrokerKeys {
   public static final ConfigKey<Integer> MAX_REQUEST_BYTES = new ConfigKey<>("max.request.bytes",
       String.valueOf(8 << 20), Parsers::positiveInt,
       "Largest gRPC message the broker accepts (a produce request with all its batches).", false);
+  public static final ConfigKey<Integer> GRPC_MAX_CONCURRENT_STREAMS = new ConfigKey<>(
+      "grpc.max.concurrent.streams", "1000", Parsers::positiveInt,
+      "Calls (HTTP/2 streams) one client connection may have open at once; the client waits, or is refused "
+      + "(REFUSED_STREAM), beyond it.", false);
+  public static final ConfigKey<Integer> MAX_TOPICS = new ConfigKey<>("max.topics", "1000", Parsers::positiveInt,
+      "Most topics the broker holds (dead-letter topics included); creating more is refused with "
+      + "RESOURCE_EXHAUSTED.", false);
+  public static final ConfigKey<Integer> MAX_PARTITIONS = new ConfigKey<>("max.partitions", "2000",
+      Parsers::positiveInt, "Most partitions over all topics; creating topics or partitions beyond it is refused "
+      + "with RESOURCE_EXHAUSTED. Each open partition costs about 140 KiB of heap.", false);
+  public static final ConfigKey<Integer> MAX_GROUPS = new ConfigKey<>("max.groups", "1000", Parsers::positiveInt,
+      "Most consumer groups (created explicitly or on first use); more are refused with RESOURCE_EXHAUSTED. "
+      + "Each group's journal costs about 140 KiB of heap.", false);
   public static final ConfigKey<Integer> MAX_BATCH_RECORDS = new ConfigKey<>("max.batch.records", "100000",
       Parsers::positiveInt, "Most records one produce batch may hold.", false);
   public static final ConfigKey<Integer> PRODUCE_STREAM_MAX_INFLIGHT = new ConfigKey<>("produce.stream.max.inflight",
@@ -50,6 +63,9 @@ public final class BrokerKeys {
       "retention.ms of topics created without one (-1: forever).", false);
   public static final ConfigKey<Long> DEFAULT_RETENTION_BYTES = new ConfigKey<>("default.retention.bytes", "-1",
       s -> Parsers.longAtLeast(s, -1), "retention.bytes of topics created without one (-1: unlimited).", false);
+  public static final ConfigKey<Long> RETENTION_CHECK_INTERVAL_MS = new ConfigKey<>("retention.check.interval.ms",
+      "30000", s -> Parsers.longAtLeast(s, 10), "How often retention.ms and retention.bytes are applied: whole "
+      + "segments past them are deleted in the background.", false);
   public static final ConfigKey<Integer> DEFAULT_MAX_MESSAGE_BYTES = new ConfigKey<>("default.max.message.bytes",
       String.valueOf(1 << 20), Parsers::positiveInt, "max.message.bytes of topics created without one.", false);
 
@@ -64,9 +80,25 @@ public final class BrokerKeys {
       "A group's journal (commits, deliveries, settles) is rewritten as a snapshot after this many events.",
       false);
 
+  // Full disk (D19): produce stops at the threshold, metadata writes at the headroom below it.
+  public static final ConfigKey<Long> DISK_FREE_MIN_BYTES = new ConfigKey<>("disk.free.min.bytes",
+      String.valueOf(256L << 20), s -> Parsers.longAtLeast(s, 0), "Produce is refused (RESOURCE_EXHAUSTED) while "
+      + "the data directory's filesystem has less free space than max(this, disk.headroom.bytes + active writers "
+      + "x disk.free.per.writer.bytes).", false);
+  public static final ConfigKey<Long> DISK_HEADROOM_BYTES = new ConfigKey<>("disk.headroom.bytes",
+      String.valueOf(64L << 20), s -> Parsers.longAtLeast(s, 0), "Free space kept for commits, acks, dead letters "
+      + "and snapshots while produce is refused; under it those are refused too (fetches go on).", false);
+  public static final ConfigKey<Long> DISK_FREE_PER_WRITER_BYTES = new ConfigKey<>("disk.free.per.writer.bytes",
+      String.valueOf(64L << 20), s -> Parsers.longAtLeast(s, 0), "Room kept for each active writer (a partition "
+      + "appended to within the last minute, a group journal): one Chronicle mapping chunk (64 MiB).", false);
+  public static final ConfigKey<Long> DISK_CHECK_INTERVAL_MS = new ConfigKey<>("disk.check.interval.ms", "200",
+      s -> Parsers.longAtLeast(s, 10), "How often the free space of the data directory's filesystem is read.",
+      false);
+
   public static final List<ConfigKey<?>> ALL = List.of(DATA_DIR, GRPC_LISTEN, GRPC_THREADS, READ_THREADS,
-      MAX_REQUEST_BYTES, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
+      MAX_REQUEST_BYTES, GRPC_MAX_CONCURRENT_STREAMS, MAX_TOPICS, MAX_PARTITIONS, MAX_GROUPS, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
       PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS,
-      DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
-      GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_JOURNAL_COMPACT_EVENTS);
+      DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, RETENTION_CHECK_INTERVAL_MS,
+      DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_JOURNAL_COMPACT_EVENTS,
+      DISK_FREE_MIN_BYTES, DISK_HEADROOM_BYTES, DISK_FREE_PER_WRITER_BYTES, DISK_CHECK_INTERVAL_MS);
 }

@@ -31,6 +31,7 @@ public final class AckPartition {
   private int unsettled;
   private long deadLettered;
   private long redeliveries;
+  private long deletedUnsettled;
   private boolean waiting;
 
   public AckPartition(Partition partition, int key, long start) {
@@ -66,6 +67,11 @@ public final class AckPartition {
 
   public long redeliveries() {
     return redeliveries;
+  }
+
+  /** Records retention deleted before the group settled them (since the broker started). */
+  public long deletedUnsettled() {
+    return deletedUnsettled;
   }
 
   /** Whether a waiter for new records is registered on the partition. */
@@ -234,6 +240,31 @@ public final class AckPartition {
     next = offset;
     head = 0;
     unsettled = 0;
+  }
+
+  /**
+   * Retention deleted every offset below {@code logStart}: the window's unsettled offsets there are
+   * settled (their leases handed back) and added to {@code settled}, and the offsets never delivered
+   * are passed over. Counts both as deleted before being settled.
+   *
+   * @return whether the start moved past offsets never delivered (journal it as a new start)
+   */
+  public boolean dropBelow(long logStart, Ranges settled) {
+    long dropped = 0;
+    for (long o = start; o < Math.min(logStart, next); o++) {
+      if (state[slot(o)] != SETTLED) {
+        settle(o);
+        settled.add(o);
+        dropped++;
+      }
+    }
+    boolean skipped = logStart > next;
+    if (skipped) {
+      dropped += logStart - next;
+      restart(logStart);
+    }
+    deletedUnsettled += dropped;
+    return skipped;
   }
 
   // --- replay of the journal, and the snapshot that stands for it

@@ -1,5 +1,7 @@
 package io.brook.broker.delivery;
 
+import io.brook.broker.disk.DiskGuard;
+import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.storage.LogRecord;
@@ -23,15 +25,21 @@ public final class DeadLetters {
 
   private final TopicManager topics;
   private final int maxBatchRecords;
+  private final DiskGuard disk;
 
-  public DeadLetters(TopicManager topics, int maxBatchRecords) {
+  public DeadLetters(TopicManager topics, int maxBatchRecords, DiskGuard disk) {
     this.topics = topics;
     this.maxBatchRecords = maxBatchRecords;
+    this.disk = disk;
   }
 
-  /** Appends one dead letter; throws a BrokerException when the topic cannot take it. */
+  /**
+   * Appends one dead letter; throws a BrokerException when the topic cannot take it. Dead letters
+   * count as metadata for the disk guard (D19): they go on in the headroom while produce is refused.
+   */
   public void write(String dlqTopic, String fromTopic, int fromPartition, LogRecord r, int attempts, String reason,
       long nowMs) {
+    disk.check(DiskWrite.DEAD_LETTER);
     Topic t;
     try {
       t = topics.get(dlqTopic);

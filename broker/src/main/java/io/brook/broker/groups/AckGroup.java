@@ -5,6 +5,7 @@ import io.brook.broker.delivery.AckPartition;
 import io.brook.broker.delivery.DeadLetters;
 import io.brook.broker.delivery.Delivery;
 import io.brook.broker.delivery.Ranges;
+import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.storage.LogRecord;
@@ -36,6 +37,8 @@ public final class AckGroup extends Group {
   private static final int MAX_RECORDS_PER_READ = 1000;
   private static final int MAX_BYTES_PER_READ = 4 << 20;
   private static final long FORGET_IDLE_MEMBER_MS = 60_000;
+  /** How soon a dispatch put off for want of disk space is tried again. */
+  private static final long DISK_RETRY_MS = 500;
 
   private final Map<Integer, AckPartition> partitions = new LinkedHashMap<>();
   private final Map<String, AckMember> members = new LinkedHashMap<>();
@@ -58,7 +61,7 @@ public final class AckGroup extends Group {
 
   AckGroup(String name, GroupContext ctx, GroupConfig config) {
     super(name, ctx, config);
-    this.deadLetters = new DeadLetters(ctx.topics(), ctx.maxBatchRecords());
+    this.deadLetters = new DeadLetters(ctx.topics(), ctx.maxBatchRecords(), ctx.disk());
   }
 
   @Override
@@ -138,6 +141,9 @@ public final class AckGroup extends Group {
   /** Acks, nacks and extends for a member; answers what did not apply. */
   public synchronized List<Failure> settle(AckMember m, List<OffsetRange> acks, List<Nack> nacks,
       List<Extension> extensions) {
+    if (!acks.isEmpty() || nacks.stream().anyMatch(Nack::reject)) {
+      ctx.disk().check(DiskWrite.ACK); // before any offset changes; plain nacks and extensions stay in memory
+    }
     long now = ctx.clock().millis();
     m.seen(now);
     List<Failure> failures = new ArrayList<>();
@@ -212,9 +218,14 @@ public final class AckGroup extends Group {
       return false;
     }
     boolean any = false;
-    AckPartition.Check runCheck = null;
-    long runStart = 0;
-    for (long o = r.first(); o <= r.last(); o++) {
+    // Only the window [start, next) needs a look per offset: below it everything is settled, above it
+    // nothing was delivered. So a range's cost is bounded by the window, not by the (up to a million)
+    // offsets a client names, repeated in every range of a request.
+    long lo = Math.max(r.first(), ap.start());
+    long hi = Math.min(r.last(), ap.next() - 1);
+    AckPartition.Check runCheck = r.first() < lo ? AckPartition.Check.ALREADY_SETTLED : null;
+    long runStart = r.first();
+    for (long o = lo; o <= hi; o++) {
       AckPartition.Check c = ap.check(o, m);
       if (c == AckPartition.Check.OK) {
         action.apply(ap, o);
@@ -227,6 +238,14 @@ public final class AckGroup extends Group {
         runCheck = c;
         runStart = o;
       }
+    }
+    if (hi < r.last() && runCheck != AckPartition.Check.NOT_DELIVERED) {
+      long from = Math.max(r.first(), hi + 1);
+      if (runCheck != null && runCheck != AckPartition.Check.OK) {
+        failures.add(failure(r, runStart, from - 1, runCheck));
+      }
+      runCheck = AckPartition.Check.NOT_DELIVERED;
+      runStart = from;
     }
     if (runCheck != null && runCheck != AckPartition.Check.OK) {
       failures.add(failure(r, runStart, r.last(), runCheck));
@@ -280,6 +299,10 @@ public final class AckGroup extends Group {
 
   /** Hands records to members with room: due redeliveries first, then records never delivered. */
   private void dispatch(long now) {
+    if (!ctx.disk().metadataAllowed()) { // deliveries are journaled before members see them
+      nextDeadlineMs = Math.min(nextDeadlineMs, now + DISK_RETRY_MS);
+      return;
+    }
     List<AckMember> ready = new ArrayList<>();
     for (AckMember m : members.values()) {
       if (m.roomRecords() > 0) {
@@ -351,12 +374,9 @@ public final class AckGroup extends Group {
           p.whenDataBeyond(ap.next(), waiters.computeIfAbsent(ap.key(), k -> this::requestDispatch));
         }
       } catch (BrokerException e) {
-        if (e.error() == BrokerError.OFFSET_OUT_OF_RANGE && ap.next() < p.startOffset()) {
-          // Retention removed records the group had not settled: they are gone, start at the log start.
-          log.warn("Group {}: {} records of {} were deleted before they were settled", name,
-              p.startOffset() - ap.start(), p.name());
-          ap.restart(p.startOffset());
-          events.add(new JournalEvent.AckStart(ap.key(), ap.start()));
+        if (e.error() == BrokerError.OFFSET_OUT_OF_RANGE && ap.start() < p.startOffset()) {
+          dropDeleted(ap, events); // retention ran between its notice and this read
+          requestDispatch();
         } else if (e.error() != BrokerError.UNKNOWN_TOPIC) {
           log.warn("Group {}: cannot deliver from {}: {}", name, p.name(), e.getMessage());
         }
@@ -371,6 +391,41 @@ public final class AckGroup extends Group {
     }
     write(events); // attempts are counted on disk before any member sees the records
     out.forEach((m, deliveries) -> m.sink().deliver(deliveries));
+  }
+
+  /**
+   * Retention deleted records of a partition: what the group had not settled there is gone, so it is
+   * settled now (journaled, leases handed back) and counted. Also run after recovery, since the log
+   * start may have moved while the broker was down.
+   */
+  synchronized void logStartAdvanced(Partition p) {
+    AckPartition ap = stateOf(tp(p));
+    if (ap == null || ap.partition() != p || ap.start() >= p.startOffset()) {
+      return;
+    }
+    List<JournalEvent> events = new ArrayList<>();
+    dropDeleted(ap, events);
+    write(events);
+    requestDispatch();
+  }
+
+  private void dropDeleted(AckPartition ap, List<JournalEvent> events) {
+    Partition p = ap.partition();
+    long logStart = p.startOffset();
+    long before = ap.deletedUnsettled();
+    Ranges settled = new Ranges();
+    boolean skipped = ap.dropBelow(logStart, settled);
+    if (!settled.isEmpty()) {
+      events.add(new JournalEvent.Settled(ap.key(), settled.toArray()));
+    }
+    if (skipped) {
+      events.add(new JournalEvent.AckStart(ap.key(), ap.start()));
+    }
+    long dropped = ap.deletedUnsettled() - before;
+    if (dropped > 0) {
+      log.warn("Group {}: retention deleted {} records of {} before they were settled (the log now starts at {})",
+          name, dropped, p.name(), logStart);
+    }
   }
 
   /** Round robin over the members with room left; null when none has. */
@@ -404,6 +459,9 @@ public final class AckGroup extends Group {
 
   /** Creates the state of partitions the group has not consumed yet, where auto.offset.reset says. */
   private void ensurePartitions(Set<String> topics) {
+    if (!ctx.disk().metadataAllowed()) {
+      return; // their starts are journaled: the tick adds them once space is back
+    }
     List<JournalEvent> events = new ArrayList<>();
     for (String t : topics) {
       Topic topic;
@@ -444,6 +502,7 @@ public final class AckGroup extends Group {
   /** Moves the start of partitions (a reset while no member is connected); discards their window. */
   synchronized void restartAt(Map<Partition, Long> offsets) {
     requireNoStreams("reset the offsets of");
+    ctx.disk().check(DiskWrite.GROUP_RESET);
     List<JournalEvent> events = new ArrayList<>();
     offsets.forEach((p, offset) -> {
       int key = keyOf(p, events);
@@ -513,7 +572,7 @@ public final class AckGroup extends Group {
     for (AckPartition ap : partitions.values()) {
       Partition p = ap.partition();
       parts.add(new GroupView.PartitionView(tp(p), ap.start(), p.startOffset(), p.endOffset(), "", ap.unsettled(),
-          ap.deadLettered(), ap.redeliveries()));
+          ap.deadLettered(), ap.redeliveries(), ap.deletedUnsettled()));
     }
     parts.sort((a, b) -> a.tp().compareTo(b.tp()));
     return new GroupView(name, mode(), state(), 0, config.effective(), ms, parts);

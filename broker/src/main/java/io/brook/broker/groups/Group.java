@@ -1,5 +1,6 @@
 package io.brook.broker.groups;
 
+import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.topics.Partition;
@@ -70,7 +71,9 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
   abstract void closeMembers(String why);
 
   synchronized void alterConfig(Map<String, String> set, List<String> remove) {
+    ctx.disk().check(DiskWrite.GROUP_CONFIG);
     GroupConfig changed = config.with(set, remove);
+    requireNotDeleted();
     journal.append(new JournalEvent.Config(mode(), changed.overrides()));
     config = changed;
     configChanged();
@@ -153,7 +156,7 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
     }
     List<JournalEvent> events = new ArrayList<>();
     gone.forEach(key -> events.add(new JournalEvent.Forget(key)));
-    if (!deleted) {
+    if (!deleted && ctx.disk().metadataAllowed()) { // else recovery forgets keys of deleted topics itself
       journal.append(events);
     }
     return gone;
@@ -164,8 +167,9 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
     if (events.isEmpty()) {
       return;
     }
+    requireNotDeleted();
     journal.append(events);
-    if (journal.needsCompaction()) {
+    if (journal.needsCompaction() && ctx.disk().metadataAllowed()) { // else at a later write, once space is back
       journal.compact(snapshot());
     }
   }
@@ -191,6 +195,16 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
       return t.partition(k.tp().partition());
     } catch (BrokerException e) {
       return null;
+    }
+  }
+
+  /**
+   * A call that found the group just before DeleteGroup took it (and closed its journal) gets the
+   * answer it would get a moment later, not a storage error. Callers hold the monitor, as delete does.
+   */
+  private void requireNotDeleted() {
+    if (deleted) {
+      throw error(BrokerError.UNKNOWN_GROUP, "group '" + name + "' was deleted");
     }
   }
 

@@ -1,5 +1,6 @@
 package io.brook.broker.groups;
 
+import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.topics.TopicManager;
 import java.time.InstantSource;
 import java.util.concurrent.Executor;
@@ -9,6 +10,7 @@ import java.util.concurrent.Executor;
  *
  * @param executor runs ack-mode deliveries (woken by appends, acks and the ticker)
  * @param minSessionTimeoutMs bounds on what members may ask for (group.min/max.session.timeout.ms)
+ * @param disk refuses journal writes and dead letters once the headroom for them is used up
  */
 public record GroupContext(TopicManager topics, InstantSource clock, Executor executor, long minSessionTimeoutMs,
-    long maxSessionTimeoutMs, int maxBatchRecords) {}
+    long maxSessionTimeoutMs, int maxBatchRecords, DiskGuard disk) {}

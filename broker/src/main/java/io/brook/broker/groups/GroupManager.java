@@ -1,7 +1,9 @@
 package io.brook.broker.groups;
 
+import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.errors.LimitExceededException;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;
@@ -36,6 +38,7 @@ public final class GroupManager implements AutoCloseable {
   private final LogFactory logFactory;
   private final long compactAfter;
   private final Map<String, Group> groups = new ConcurrentHashMap<>();
+  private int maxGroups = Integer.MAX_VALUE;
 
   public GroupManager(Path dataDir, GroupContext ctx, LogFactory logFactory, long compactAfter) {
     this.groupsDir = dataDir.resolve("groups");
@@ -44,6 +47,12 @@ public final class GroupManager implements AutoCloseable {
     this.logFactory = logFactory;
     this.compactAfter = compactAfter;
     ctx.topics().onDelete(this::topicDeleted);
+    ctx.topics().onLogStartAdvanced(this::logStartAdvanced);
+  }
+
+  /** The broker-wide limit (max.groups), set before recovery; unlimited until then. */
+  public synchronized void limit(int maxGroups) {
+    this.maxGroups = maxGroups;
   }
 
   /** Opens every group found on disk (the topics must be recovered first). */
@@ -74,6 +83,9 @@ public final class GroupManager implements AutoCloseable {
     if (!groups.isEmpty()) {
       log.info("Recovered {} groups", groups.size());
     }
+    // Retention may have deleted records the journals still count as unsettled (the broker stopped
+    // between the deletion and its notice).
+    ctx.topics().allPartitions().forEach(this::logStartAdvanced);
   }
 
   private Group newGroup(String name, GroupMode mode, GroupConfig config) {
@@ -90,6 +102,11 @@ public final class GroupManager implements AutoCloseable {
     if (groups.containsKey(name)) {
       throw new BrokerException(BrokerError.GROUP_EXISTS, "group '" + name + "' already exists");
     }
+    if (groups.size() >= maxGroups) {
+      throw new LimitExceededException("max.groups", maxGroups, "cannot create group " + name + ": the broker holds "
+          + groups.size() + " groups, its limit (max.groups=" + maxGroups + "); delete groups or raise max.groups");
+    }
+    ctx.disk().check(DiskWrite.GROUP_CREATE); // a new journal: a new memory-mapped file
     Group g = newGroup(name, mode, gc);
     g.attach(GroupJournal.create(groupsDir.resolve(name), logFactory, ctx.clock(), compactAfter,
         List.of(new JournalEvent.Config(mode, gc.overrides()))));
@@ -270,7 +287,9 @@ public final class GroupManager implements AutoCloseable {
       groups.remove(name);
       g.closeJournal(false);
     }
-    Path trashed = trashDir.resolve("group-" + name + "-" + UUID.randomUUID());
+    // Not the name: "group-" + a 249-character name + a UUID is over the 255-byte limit of file names,
+    // the move failed, and the deleted group came back at the next start.
+    Path trashed = trashDir.resolve("group-" + UUID.randomUUID());
     try {
       Files.createDirectories(trashDir);
       Files.move(groupsDir.resolve(name), trashed, StandardCopyOption.ATOMIC_MOVE);
@@ -289,6 +308,14 @@ public final class GroupManager implements AutoCloseable {
         g.tick(now);
       } catch (RuntimeException e) {
         log.warn("Group {}: timeout check failed: {}", g.name(), e.toString());
+      }
+    }
+  }
+
+  private void logStartAdvanced(io.brook.broker.topics.Partition p) {
+    for (Group g : groups.values()) {
+      if (g instanceof AckGroup a) {
+        a.logStartAdvanced(p);
       }
     }
   }

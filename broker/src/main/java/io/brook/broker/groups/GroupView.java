@@ -17,5 +17,5 @@ public record GroupView(String name, GroupMode mode, GroupState state, int gener
    * @param committed -1 when nothing is committed
    */
   public record PartitionView(TopicPartition tp, long committed, long logStart, long end, String owner,
-      long unsettled, long deadLettered, long redeliveries) {}
+      long unsettled, long deadLettered, long redeliveries, long deletedUnsettled) {}
 }

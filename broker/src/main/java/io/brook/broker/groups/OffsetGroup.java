@@ -1,5 +1,6 @@
 package io.brook.broker.groups;
 
+import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.topics.Partition;
@@ -169,6 +170,7 @@ public final class OffsetGroup extends Group {
         throw illegalGeneration(memberGeneration);
       }
     }
+    ctx.disk().check(DiskWrite.GROUP_COMMIT); // before anything changes: new keys are named in the same write
     long now = ctx.clock().millis();
     List<CommitOutcome> outcomes = new ArrayList<>();
     List<JournalEvent> events = new ArrayList<>();
@@ -208,6 +210,7 @@ public final class OffsetGroup extends Group {
   /** Sets offsets while the group is empty (reset); returns what was set. */
   synchronized void setOffsets(Map<Partition, Long> offsets) {
     requireEmpty("reset the offsets of");
+    ctx.disk().check(DiskWrite.GROUP_RESET);
     long now = ctx.clock().millis();
     List<JournalEvent> events = new ArrayList<>();
     Map<Integer, CommittedOffset> done = new HashMap<>();
@@ -279,6 +282,9 @@ public final class OffsetGroup extends Group {
 
   /** Ends a rebalance: members that did not rejoin are removed, the rest get a new generation. */
   private void complete(long now) {
+    if (!ctx.disk().metadataAllowed()) {
+      return; // the new generation must be journaled: the joins wait until space is back (the tick retries)
+    }
     members.values().removeIf(m -> {
       if (m.pendingJoin == null) {
         log.info("Group {}: member {} removed, it did not rejoin within the rebalance timeout", name, m.id);
@@ -351,7 +357,7 @@ public final class OffsetGroup extends Group {
         // The topic went away: shown without offsets.
       }
       parts.put(tp, new GroupView.PartitionView(tp, co == null ? -1 : co.offset(), start, end,
-          owners.getOrDefault(tp, ""), 0, 0, 0));
+          owners.getOrDefault(tp, ""), 0, 0, 0, 0));
     }
     return new GroupView(name, mode(), state, generation, Map.of(), ms, List.copyOf(parts.values()));
   }

@@ -8,8 +8,13 @@ import io.brook.broker.api.FetchGrpcService;
 import io.brook.broker.api.GroupGrpcService;
 import io.brook.broker.api.ProduceGrpcService;
 import io.brook.broker.api.ReadinessInterceptor;
+import io.brook.broker.api.RequestGuard;
 import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
+import io.brook.broker.disk.ActiveWriters;
+import io.brook.broker.disk.DiskGuard;
+import io.brook.broker.disk.DiskLimits;
+import io.brook.broker.disk.FreeSpace;
 import io.brook.broker.durability.Flusher;
 import io.brook.broker.groups.GroupContext;
 import io.brook.broker.groups.GroupManager;
@@ -17,6 +22,7 @@ import io.brook.broker.producers.ProducerIds;
 import io.brook.broker.storage.DataDirectoryLock;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.topics.Partition;
+import io.brook.broker.topics.Retention;
 import io.brook.broker.topics.Topic;
 import io.brook.broker.topics.TopicConfig;
 import io.brook.broker.topics.TopicManager;
@@ -25,8 +31,11 @@ import io.brook.protocol.v1.AdminServiceGrpc;
 import io.brook.protocol.v1.FetchServiceGrpc;
 import io.brook.protocol.v1.GroupServiceGrpc;
 import io.brook.protocol.v1.ProduceServiceGrpc;
+import io.grpc.BindableService;
 import io.grpc.Server;
+import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
@@ -56,6 +65,8 @@ public final class Broker implements AutoCloseable {
       AckServiceGrpc.SERVICE_NAME);
   /** How often group timeouts (sessions, rebalances, leases, delayed nacks) are checked. */
   private static final long GROUP_TICK_MS = 50;
+  /** A partition appended to within this counts as an active writer for the disk guard's threshold. */
+  private static final long ACTIVE_WRITER_WINDOW_MS = 60_000;
 
   private final DataDirectoryLock lock;
   private final TopicManager topics;
@@ -65,8 +76,13 @@ public final class Broker implements AutoCloseable {
   private final ExecutorService grpcExecutor;
   private final ExecutorService readExecutor;
   private final ScheduledExecutorService timer;
+  /** Its own thread: deleting files must not delay group timeouts on the timer. */
+  private final ScheduledExecutorService retentionThread;
+  private final Retention retention;
+  private final long retentionIntervalMs;
   private final Flusher flusher;
   private final ProducerIds producerIds;
+  private final DiskGuard disk;
   private final long producerExpirationMs;
   private final long producerMaintenanceMs;
   private final InstantSource clock;
@@ -79,15 +95,22 @@ public final class Broker implements AutoCloseable {
       grpcExecutor = Executors.newFixedThreadPool(config.get(BrokerKeys.GRPC_THREADS), threads("grpc"));
       readExecutor = Executors.newFixedThreadPool(config.get(BrokerKeys.READ_THREADS), threads("read"));
       timer = Executors.newSingleThreadScheduledExecutor(threads("timer"));
+      retentionThread = Executors.newSingleThreadScheduledExecutor(threads("retention"));
       TopicConfig defaults = TopicConfig.defaults(config.get(BrokerKeys.DEFAULT_RETENTION_MS),
           config.get(BrokerKeys.DEFAULT_RETENTION_BYTES), config.get(BrokerKeys.DEFAULT_SEGMENT_ROLL),
           config.get(BrokerKeys.DEFAULT_MAX_MESSAGE_BYTES));
       topics = new TopicManager(dataDir, defaults, config.get(BrokerKeys.DEFAULT_PARTITIONS), logFactory, clock);
+      topics.limits(config.get(BrokerKeys.MAX_TOPICS), config.get(BrokerKeys.MAX_PARTITIONS));
+      retention = new Retention(topics, clock);
+      retentionIntervalMs = config.get(BrokerKeys.RETENTION_CHECK_INTERVAL_MS);
       flusher = new Flusher(config.get(BrokerKeys.SYNC_GROUP_COMMIT), grpcExecutor);
       producerIds = new ProducerIds(dataDir);
+      disk = diskGuard(config, dataDir);
       groups = new GroupManager(dataDir, new GroupContext(topics, clock, readExecutor,
           config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS),
-          config.get(BrokerKeys.MAX_BATCH_RECORDS)), logFactory, config.get(BrokerKeys.GROUP_JOURNAL_COMPACT_EVENTS));
+          config.get(BrokerKeys.MAX_BATCH_RECORDS), disk), logFactory,
+          config.get(BrokerKeys.GROUP_JOURNAL_COMPACT_EVENTS));
+      groups.limit(config.get(BrokerKeys.MAX_GROUPS));
       ApiSettings settings = new ApiSettings(config.get(BrokerKeys.MAX_BATCH_RECORDS),
           config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), config.get(BrokerKeys.FETCH_MAX_WAIT_MS), clock,
           readExecutor, timer, flusher, producerIds);
@@ -102,18 +125,19 @@ public final class Broker implements AutoCloseable {
       server = NettyServerBuilder.forAddress(new InetSocketAddress(listen.getHostString(), listen.getPort()))
           .executor(grpcExecutor)
           .maxInboundMessageSize(config.get(BrokerKeys.MAX_REQUEST_BYTES))
+          .maxConcurrentCallsPerConnection(config.get(BrokerKeys.GRPC_MAX_CONCURRENT_STREAMS))
           // Accept the clients' keepalive pings (grpc-java and grpc-go allow 10 s at the least).
           .permitKeepAliveTime(5, TimeUnit.SECONDS)
           .permitKeepAliveWithoutCalls(true)
           .keepAliveTime(60, TimeUnit.SECONDS)
           .keepAliveTimeout(20, TimeUnit.SECONDS)
-          .addService(ServerInterceptors.intercept(new ProduceGrpcService(topics, settings), gate))
-          .addService(ServerInterceptors.intercept(new FetchGrpcService(topics, settings), gate))
-          .addService(ServerInterceptors.intercept(new AdminGrpcService(topics), gate))
-          .addService(ServerInterceptors.intercept(new GroupGrpcService(groups,
+          .addService(api(new ProduceGrpcService(topics, settings, disk), gate))
+          .addService(api(new FetchGrpcService(topics, settings), gate))
+          .addService(api(new AdminGrpcService(topics, disk), gate))
+          .addService(api(new GroupGrpcService(groups,
               config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS)),
               address, gate))
-          .addService(ServerInterceptors.intercept(new AckGrpcService(groups), address, gate))
+          .addService(api(new AckGrpcService(groups), address, gate))
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())
           .build();
@@ -123,6 +147,26 @@ public final class Broker implements AutoCloseable {
     }
   }
 
+  /** A brook.v1 service behind its interceptors, with malformed requests answered INVALID_ARGUMENT. */
+  private static ServerServiceDefinition api(BindableService service, ServerInterceptor... interceptors) {
+    return ServerInterceptors.intercept(RequestGuard.guard(service.bindService()), interceptors);
+  }
+
+  /**
+   * The disk guard of the data directory's filesystem: active writers are the partitions appended
+   * to lately plus every group's journal (D19). It reads free space once now, before any write.
+   */
+  private DiskGuard diskGuard(BrokerConfig config, Path dataDir) throws IOException {
+    DiskLimits limits = new DiskLimits(config.get(BrokerKeys.DISK_FREE_MIN_BYTES),
+        config.get(BrokerKeys.DISK_HEADROOM_BYTES), config.get(BrokerKeys.DISK_FREE_PER_WRITER_BYTES),
+        config.get(BrokerKeys.DISK_CHECK_INTERVAL_MS));
+    ActiveWriters<Partition> appending = new ActiveWriters<>(ACTIVE_WRITER_WINDOW_MS, System::nanoTime);
+    // groups is assigned after the guard: until then (recovery) only partitions count.
+    return new DiskGuard(FreeSpace.of(dataDir), limits, () -> appending.count(topics.allPartitions(),
+        Partition::endOffset) + (groups == null ? 0 : groups.list().size()), DiskGuard.Transitions.LOG,
+        dataDir.toAbsolutePath().toString());
+  }
+
   /** Starts a broker and returns once it is SERVING. */
   public static Broker start(BrokerConfig config) throws IOException {
     return start(config, LogFactory.CHRONICLE, InstantSource.system());
@@ -130,6 +174,7 @@ public final class Broker implements AutoCloseable {
 
   public static Broker start(BrokerConfig config, LogFactory logFactory, InstantSource clock) throws IOException {
     log.info("Starting Brook with config:\n{}", config.describe().stripTrailing());
+    GrpcLogs.quietClientMistakes();
     Broker broker = new Broker(config, logFactory, clock);
     try {
       broker.server.start();
@@ -142,9 +187,13 @@ public final class Broker implements AutoCloseable {
       log.info("Recovered {} topics, {} partitions, {} records in {} ms", broker.topics.list().size(), partitions,
           records, recoveryMs);
       broker.groups.recover();
+      broker.disk.start();
+      log.info("Disk guard on {}", broker.disk.summary());
       broker.timer.scheduleWithFixedDelay(broker.groups::tick, GROUP_TICK_MS, GROUP_TICK_MS, TimeUnit.MILLISECONDS);
       broker.timer.scheduleWithFixedDelay(broker::maintainProducers, broker.producerMaintenanceMs,
           broker.producerMaintenanceMs, TimeUnit.MILLISECONDS);
+      broker.retentionThread.scheduleWithFixedDelay(broker::applyRetention, 0, broker.retentionIntervalMs,
+          TimeUnit.MILLISECONDS);
       broker.ready = true;
       SERVICES.forEach(s -> broker.health.setStatus(s, ServingStatus.SERVING));
       log.info("Brook ready: gRPC on {}:{}, data in {}", config.get(BrokerKeys.GRPC_LISTEN).getHostString(),
@@ -156,14 +205,29 @@ public final class Broker implements AutoCloseable {
     }
   }
 
+  private void applyRetention() {
+    try {
+      retention.run();
+    } catch (RuntimeException e) { // a scheduled task that throws is never run again
+      log.warn("Retention pass failed: {}", e.toString());
+    }
+  }
+
+  public Retention retention() {
+    return retention;
+  }
+
   /** Expires idle producers and snapshots producer state, so neither memory nor recovery grows. */
   private void maintainProducers() {
     try {
       long cutoff = clock.millis() - producerExpirationMs;
       int expired = producerIds.expire(cutoff);
+      boolean snapshots = disk.metadataAllowed(); // the snapshot plus the log rebuild the state: it can wait
       for (Partition p : topics.allPartitions()) {
         expired += p.expireProducers(cutoff);
-        p.snapshotProducers();
+        if (snapshots) {
+          p.snapshotProducers();
+        }
       }
       if (expired > 0) {
         log.info("Expired {} idle producer entries (producer.id.expiration.ms={})", expired, producerExpirationMs);
@@ -183,6 +247,11 @@ public final class Broker implements AutoCloseable {
 
   public GroupManager groups() {
     return groups;
+  }
+
+  /** The disk guard: its stats are for the stats page and metrics. */
+  public DiskGuard disk() {
+    return disk;
   }
 
   public void awaitTermination() throws InterruptedException {
@@ -206,13 +275,24 @@ public final class Broker implements AutoCloseable {
       server.shutdownNow();
     }
     flusher.close(); // answers what still waits for a force with an error: the broker is stopping
+    disk.close();
     timer.shutdownNow(); // no group ticks while the groups close
+    retentionThread.shutdownNow();
+    awaitQuietly(retentionThread); // a pass in flight finishes before the logs close
     groups.close(); // forces the group journals: a clean stop loses no ack or commit
     topics.close(); // wakes waiters while their executors still run
     readExecutor.shutdownNow();
     grpcExecutor.shutdownNow();
     lock.close();
     log.info("Brook stopped");
+  }
+
+  private static void awaitQuietly(ExecutorService executor) {
+    try {
+      executor.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static ThreadFactory threads(String prefix) {

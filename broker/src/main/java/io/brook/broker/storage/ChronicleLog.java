@@ -38,6 +38,8 @@ import net.openhft.chronicle.wire.DocumentContext;
  */
 public final class ChronicleLog implements PartitionLog {
   private static final int HINTS = 16;
+  /** Retention renames a segment file to this before unlinking it: no longer a cycle file to Chronicle. */
+  static final String DELETED_SUFFIX = ".deleted";
 
   private final SingleChronicleQueue queue;
   private final RollCycle rollCycle;
@@ -65,11 +67,14 @@ public final class ChronicleLog implements PartitionLog {
   private volatile long startOffset;
   private long runningMaxTimestamp = Long.MIN_VALUE;
   private long endLogPosition;
+  private long lastAppendTimeMs;
+  /** The last batch's append time of segments no longer written (by cycle): they never change. */
+  private final Map<Integer, Long> closedSegmentAppendTime = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile int lastCycle = Integer.MIN_VALUE;
   private volatile boolean closed;
 
-  /** One cycle of the queue: a segment. */
-  private record Segment(int cycle, long firstOffset, long firstRunningMax, long firstLogPosition) {}
+  /** One cycle of the queue: a segment, and the file that holds it. */
+  private record Segment(int cycle, long firstOffset, long firstRunningMax, long firstLogPosition, File file) {}
 
   /** A pooled tailer with its copy buffer: tailers are not thread-safe, so each read borrows one. */
   private static final class Reader {
@@ -97,6 +102,7 @@ public final class ChronicleLog implements PartitionLog {
   public static ChronicleLog open(Path dir, LogOptions options) {
     UnfinishedFiles.remove(dir); // a kill while Chronicle created a file: it would stall on it, then fail
     ChronicleLocks.clearStale(dir);
+    removeDeletedLeftovers(dir);
     TimeProvider time = options.clock()::millis;
     SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir)
         .rollCycle(options.roll().rollCycle())
@@ -122,8 +128,8 @@ public final class ChronicleLog implements PartitionLog {
       for (int cycle = queue.firstCycle(); cycle >= 0 && cycle <= queue.lastCycle(); ) {
         BatchHeader first = headerAt(r, rollCycle.toIndex(cycle, 0));
         if (first != null) {
-          segments.put(first.baseOffset(),
-              new Segment(cycle, first.baseOffset(), first.runningMaxTimestamp(), first.logPosition()));
+          segments.put(first.baseOffset(), new Segment(cycle, first.baseOffset(), first.runningMaxTimestamp(),
+              first.logPosition(), r.tailer.currentFile()));
           lastCycle = cycle;
         }
         int next = nextCycle(cycle);
@@ -141,6 +147,7 @@ public final class ChronicleLog implements PartitionLog {
       }
       runningMaxTimestamp = last.runningMaxTimestamp();
       endLogPosition = last.endLogPosition();
+      lastAppendTimeMs = last.appendTimeMs();
       startOffset = segments.isEmpty() ? last.baseOffset() : segments.firstKey();
       endOffset = last.nextOffset();
     } finally {
@@ -181,11 +188,12 @@ public final class ChronicleLog implements PartitionLog {
       }
       if (cycle != lastCycle) {
         newFileSinceFlush = true; // a segment file was created: its directory entry needs forcing too
-        segments.put(base, new Segment(cycle, base, h.runningMaxTimestamp(), h.logPosition()));
+        segments.put(base, new Segment(cycle, base, h.runningMaxTimestamp(), h.logPosition(), appender.currentFile()));
         lastCycle = cycle;
       }
       runningMaxTimestamp = h.runningMaxTimestamp();
       endLogPosition = h.endLogPosition();
+      lastAppendTimeMs = h.appendTimeMs();
       endOffset = h.nextOffset(); // volatile write last: publishes the batch to readers
       return new AppendResult(base, h.recordCount(), h.appendTimeMs(), startOffset());
     } finally {
@@ -458,6 +466,125 @@ public final class ChronicleLog implements PartitionLog {
   @Override
   public int segmentCount() {
     return segments.size();
+  }
+
+  @Override
+  public List<SegmentInfo> segments() {
+    closeGate.readLock().lock();
+    Reader r = null;
+    try {
+      ensureOpen();
+      long end = endOffset; // volatile read first: makes endLogPosition and lastAppendTimeMs current
+      long endPosition = endLogPosition;
+      long lastAppend = lastAppendTimeMs;
+      List<Segment> held = new ArrayList<>(segments.values());
+      List<SegmentInfo> out = new ArrayList<>(held.size());
+      for (int i = 0; i < held.size(); i++) {
+        Segment s = held.get(i);
+        if (i == held.size() - 1) {
+          out.add(new SegmentInfo(s.firstOffset(), end, endPosition - s.firstLogPosition(), lastAppend));
+          break;
+        }
+        Segment next = held.get(i + 1);
+        Long appended = closedSegmentAppendTime.get(s.cycle());
+        if (appended == null) {
+          if (r == null) {
+            r = borrow();
+          }
+          BatchHeader last = headerAt(r, locate(r, next.firstOffset() - 1));
+          if (last == null) {
+            throw new StorageException("the last batch of segment " + s.file() + " cannot be read");
+          }
+          appended = last.appendTimeMs();
+          closedSegmentAppendTime.put(s.cycle(), appended);
+        }
+        out.add(new SegmentInfo(s.firstOffset(), next.firstOffset(), next.firstLogPosition() - s.firstLogPosition(),
+            appended));
+      }
+      return out;
+    } catch (IllegalStateException e) {
+      throw new StorageException("listing the segments of " + dir + " failed: " + e.getMessage(), e);
+    } finally {
+      if (r != null) {
+        release(r);
+      }
+      closeGate.readLock().unlock();
+    }
+  }
+
+  /**
+   * Drops the oldest segments from the map, closes every pooled tailer (a tailer keeps the file it
+   * last read mapped, and a mapped file frees no space), renames the files out of the queue's sight
+   * and refreshes Chronicle's directory listing, all under the close gate, so no read runs meanwhile;
+   * then unlinks the renamed files outside every lock, so appends and reads go on while the file
+   * system frees the blocks. Renaming first matters: a read right after the gate opens creates a
+   * tailer, which maps the oldest cycle Chronicle lists; a file unlinked under it is created again,
+   * empty, and the tailer waits 10 s for its header.
+   */
+  @Override
+  public long deleteOldestSegments(int count) {
+    List<Path> renamed = new ArrayList<>();
+    List<String> failed = new ArrayList<>();
+    closeGate.writeLock().lock();
+    try {
+      ensureOpen();
+      List<Segment> doomed = new ArrayList<>();
+      for (int i = 0; i < count && segments.size() > 1; i++) {
+        doomed.add(segments.pollFirstEntry().getValue());
+      }
+      if (doomed.isEmpty()) {
+        return startOffset;
+      }
+      startOffset = segments.firstKey();
+      for (Reader r; (r = readers.poll()) != null; ) {
+        r.tailer.close();
+      }
+      synchronized (this) {
+        java.util.Arrays.fill(hintOffsets, -1);
+      }
+      for (Segment s : doomed) {
+        closedSegmentAppendTime.remove(s.cycle());
+        Path file = s.file().toPath();
+        Path gone = file.resolveSibling(file.getFileName() + DELETED_SUFFIX);
+        try {
+          java.nio.file.Files.move(file, gone, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+          renamed.add(gone);
+        } catch (IOException e) {
+          failed.add(file + " (" + e.getMessage() + ")");
+        }
+      }
+      queue.refreshDirectoryListing(); // else Chronicle still lists the deleted cycles
+    } finally {
+      closeGate.writeLock().unlock();
+    }
+    // Chronicle unmaps closed tailers' files on a background thread: wait for it, so the unlink frees
+    // the space now rather than whenever that thread gets to it.
+    net.openhft.chronicle.core.io.BackgroundResourceReleaser.releasePendingResources();
+    for (Path gone : renamed) {
+      try {
+        java.nio.file.Files.deleteIfExists(gone);
+      } catch (IOException e) {
+        failed.add(gone + " (" + e.getMessage() + "; removed at the next start)");
+      }
+    }
+    if (!failed.isEmpty()) {
+      // The start offset has moved on regardless; a restart would find files not renamed and serve them again.
+      throw new StorageException("cannot delete segment files " + failed);
+    }
+    return startOffset;
+  }
+
+  /** Segment files retention renamed but did not unlink before a crash: removed at the next open. */
+  private static void removeDeletedLeftovers(Path dir) {
+    try (java.nio.file.DirectoryStream<Path> left = java.nio.file.Files.newDirectoryStream(dir, "*" + DELETED_SUFFIX)) {
+      for (Path f : left) {
+        java.nio.file.Files.deleteIfExists(f);
+      }
+    } catch (java.nio.file.NoSuchFileException e) {
+      // a new partition: nothing left over
+    } catch (IOException e) {
+      throw new StorageException("cannot remove deleted segments in " + dir + ": " + e.getMessage(), e);
+    }
   }
 
   /**

@@ -114,6 +114,40 @@ public final class MemoryLog implements PartitionLog {
   }
 
   @Override
+  public synchronized List<SegmentInfo> segments() {
+    List<SegmentInfo> out = new ArrayList<>();
+    int first = 0;
+    for (int i = 1; i <= headers.size(); i++) {
+      if (i == headers.size() || !cycles.get(i).equals(cycles.get(first))) {
+        BatchHeader head = headers.get(first);
+        BatchHeader last = headers.get(i - 1);
+        out.add(new SegmentInfo(head.baseOffset(), last.nextOffset(), last.endLogPosition() - head.logPosition(),
+            last.appendTimeMs()));
+        first = i;
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public synchronized long deleteOldestSegments(int count) {
+    ensureOpen();
+    List<SegmentInfo> held = segments();
+    int n = Math.min(count, held.size() - 1);
+    if (n > 0) {
+      int batchesGone = 0;
+      long newStart = held.get(n).firstOffset();
+      while (batchesGone < headers.size() && headers.get(batchesGone).baseOffset() < newStart) {
+        batchesGone++;
+      }
+      batches.subList(0, batchesGone).clear();
+      headers.subList(0, batchesGone).clear();
+      cycles.subList(0, batchesGone).clear();
+    }
+    return startOffset();
+  }
+
+  @Override
   public synchronized void forEachBatch(long fromOffset, java.util.function.Consumer<BatchInfo> visitor) {
     for (int i = 0; i < batches.size(); i++) {
       if (headers.get(i).nextOffset() > fromOffset) {

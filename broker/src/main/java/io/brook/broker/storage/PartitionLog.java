@@ -44,6 +44,18 @@ public interface PartitionLog extends AutoCloseable {
    */
   void forEachBatch(long fromOffset, java.util.function.Consumer<BatchInfo> visitor);
 
+  /** The segments held, oldest first; the last one is the segment being written. */
+  java.util.List<SegmentInfo> segments();
+
+  /**
+   * Deletes the {@code count} oldest segments, but never the last one (the one being written), and
+   * advances the log-start offset past them; their files are unlinked and unmapped, so their space
+   * is freed at once. Reads below the new start fail with {@link OffsetOutOfRangeException}.
+   *
+   * @return the new log-start offset
+   */
+  long deleteOldestSegments(int count);
+
   /** Forces everything appended so far to the device. */
   void flush();
 

@@ -10,6 +10,7 @@ import io.brook.broker.storage.OffsetOutOfRangeException;
 import io.brook.broker.storage.PartitionLog;
 import io.brook.broker.storage.ProducerStamp;
 import io.brook.broker.storage.ReadResult;
+import io.brook.broker.storage.SegmentInfo;
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.storage.StorageException;
 import java.util.ArrayList;
@@ -211,6 +212,31 @@ public final class Partition {
 
   public int segmentCount() {
     return partitionLog.segmentCount();
+  }
+
+  public List<SegmentInfo> segments() {
+    checkOpen();
+    try {
+      return partitionLog.segments();
+    } catch (StorageException e) {
+      checkOpen();
+      throw new BrokerException(BrokerError.STORAGE_ERROR, "segments of " + name() + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * Deletes the oldest segments (never the one being written). Producer state is snapshotted first,
+   * so producers whose only batches were in them are still known after a restart.
+   */
+  public long deleteOldestSegments(int count) {
+    checkOpen();
+    snapshotProducers();
+    try {
+      return partitionLog.deleteOldestSegments(count);
+    } catch (StorageException e) {
+      checkOpen();
+      throw new BrokerException(BrokerError.STORAGE_ERROR, "retention of " + name() + ": " + e.getMessage());
+    }
   }
 
   public long offsetForTimestamp(long timestampMs) {

@@ -2,6 +2,7 @@ package io.brook.broker.topics;
 
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.errors.LimitExceededException;
 import io.brook.broker.storage.Directories;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.storage.LogOptions;
@@ -49,6 +50,9 @@ public final class TopicManager implements AutoCloseable {
   private final Map<String, Topic> topics = new ConcurrentHashMap<>();
   private final Map<String, TopicMetadata> metadata = new ConcurrentHashMap<>();
   private final List<Consumer<Topic>> deletionListeners = new CopyOnWriteArrayList<>();
+  private int maxTopics = Integer.MAX_VALUE;
+  private int maxPartitions = Integer.MAX_VALUE;
+  private final List<Consumer<Partition>> logStartListeners = new CopyOnWriteArrayList<>();
 
   /** @param defaultPartitions the partition count of topics created without one (default.partitions) */
   public TopicManager(Path dataDir, TopicConfig defaults, int defaultPartitions, LogFactory logFactory,
@@ -60,6 +64,12 @@ public final class TopicManager implements AutoCloseable {
     this.defaultPartitions = defaultPartitions;
     this.logFactory = logFactory;
     this.clock = clock;
+  }
+
+  /** The broker-wide limits (max.topics, max.partitions), set before recovery; unlimited until then. */
+  public synchronized void limits(int maxTopics, int maxPartitions) {
+    this.maxTopics = maxTopics;
+    this.maxPartitions = maxPartitions;
   }
 
   /** Opens every topic found on disk and clears what a crash left in staging and trash. */
@@ -130,6 +140,11 @@ public final class TopicManager implements AutoCloseable {
     if (topics.containsKey(name)) {
       throw new BrokerException(BrokerError.TOPIC_EXISTS, "topic '" + name + "' already exists");
     }
+    if (topics.size() >= maxTopics) {
+      throw new LimitExceededException("max.topics", maxTopics, "cannot create topic " + name + ": the broker holds "
+          + topics.size() + " topics, its limit (max.topics=" + maxTopics + "); delete topics or raise max.topics");
+    }
+    checkTotalPartitions(name, count);
     List<SegmentRoll> rolls = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       rolls.add(effective.segmentRoll());
@@ -175,6 +190,7 @@ public final class TopicManager implements AutoCloseable {
           + " partitions; the new total must be larger (partitions never shrink), got " + total);
     }
     checkPartitionCount(total);
+    checkTotalPartitions(name, total - current);
     List<SegmentRoll> rolls = new ArrayList<>(metadata.get(name).rolls());
     while (rolls.size() < total) {
       rolls.add(topic.config().segmentRoll());
@@ -228,10 +244,38 @@ public final class TopicManager implements AutoCloseable {
     deletionListeners.add(listener);
   }
 
+  /** Tells {@code listener} of each partition whose log start retention advanced (ack groups settle). */
+  public void onLogStartAdvanced(Consumer<Partition> listener) {
+    logStartListeners.add(listener);
+  }
+
+  void logStartAdvanced(Partition p) {
+    for (Consumer<Partition> listener : logStartListeners) {
+      try {
+        listener.accept(p);
+      } catch (RuntimeException e) { // a failing listener must not stop retention of the other partitions
+        log.warn("After retention of {}: {}", p.name(), e.toString());
+      }
+    }
+  }
+
   private static void checkPartitionCount(int count) {
     if (count < 1 || count > MAX_PARTITIONS) {
       throw new BrokerException(BrokerError.INVALID_REQUEST,
           "partition count must be between 1 and " + MAX_PARTITIONS + ", got " + count);
+    }
+  }
+
+  /** Refuses {@code adding} more partitions when they would take the broker over max.partitions. */
+  private void checkTotalPartitions(String topic, int adding) {
+    int held = 0;
+    for (Topic t : topics.values()) {
+      held += t.partitionCount();
+    }
+    if ((long) held + adding > maxPartitions) {
+      throw new LimitExceededException("max.partitions", maxPartitions, "cannot add " + adding + " partition"
+          + (adding == 1 ? "" : "s") + " for topic " + topic + ": the broker holds " + held + " of at most "
+          + maxPartitions + " partitions (max.partitions); delete topics or raise max.partitions");
     }
   }
 

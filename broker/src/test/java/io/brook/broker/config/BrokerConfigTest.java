@@ -36,6 +36,10 @@ class BrokerConfigTest {
     assertThat(c.get(BrokerKeys.READ_THREADS)).isGreaterThanOrEqualTo(2);
     assertThat(c.get(BrokerKeys.MAX_REQUEST_BYTES)).isEqualTo(8 << 20);
     assertThat(c.get(BrokerKeys.MAX_BATCH_RECORDS)).isEqualTo(100_000);
+    assertThat(c.get(BrokerKeys.GRPC_MAX_CONCURRENT_STREAMS)).isEqualTo(1000);
+    assertThat(c.get(BrokerKeys.MAX_TOPICS)).isEqualTo(1000);
+    assertThat(c.get(BrokerKeys.MAX_PARTITIONS)).isEqualTo(2000);
+    assertThat(c.get(BrokerKeys.MAX_GROUPS)).isEqualTo(1000);
     assertThat(c.get(BrokerKeys.FETCH_MAX_WAIT_MS)).isEqualTo(30_000L);
     assertThat(c.get(BrokerKeys.DEFAULT_PARTITIONS)).isEqualTo(1);
     assertThat(c.get(BrokerKeys.DEFAULT_SEGMENT_ROLL)).isEqualTo(SegmentRoll.HOUR);

@@ -92,4 +92,27 @@ class AckPartitionTest {
     assertThat(copy.check(8, a)).isEqualTo(Check.ALREADY_SETTLED);
     assertThat(copy.attempts(7)).isEqualTo(2);
   }
+
+  @Test
+  void recordsDeletedByRetentionAreSettledCountedAndTheirLeasesHandedBack() {
+    AckPartition p = new AckPartition(null, 0, 0);
+    for (long o = 0; o < 6; o++) {
+      p.leaseNew(o, 1, a, 1000);
+    }
+    p.settle(1);
+    Ranges settled = new Ranges();
+    assertThat(p.dropBelow(4, settled)).as("no offset skipped beyond the window").isFalse();
+    assertThat(settled.toArray()).containsExactly(0, 0, 2, 3);
+    assertThat(p.start()).isEqualTo(4);
+    assertThat(p.deletedUnsettled()).isEqualTo(3);
+    assertThat(a.leasedRecords()).isEqualTo(2);
+    assertThat(p.check(2, a)).isEqualTo(Check.ALREADY_SETTLED);
+    // Past the window: the offsets never delivered count too, and the window starts over.
+    assertThat(p.dropBelow(10, new Ranges())).isTrue();
+    assertThat(p.start()).isEqualTo(10);
+    assertThat(p.next()).isEqualTo(10);
+    assertThat(p.deletedUnsettled()).isEqualTo(3 + 2 + 4);
+    assertThat(a.leasedRecords()).isZero();
+    assertThat(p.unsettled()).isZero();
+  }
 }

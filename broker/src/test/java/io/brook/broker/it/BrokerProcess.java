@@ -26,16 +26,18 @@ public final class BrokerProcess implements AutoCloseable {
   private final Path logFile;
   private final List<String> extraArgs;
   private final Map<String, String> env;
+  private final List<String> jvmOptions;
   private Process process;
   private int port;
   private ManagedChannel channel;
   private int starts;
 
-  private BrokerProcess(Path dataDir, List<String> extraArgs, Map<String, String> env) {
+  private BrokerProcess(Path dataDir, List<String> extraArgs, Map<String, String> env, List<String> jvmOptions) {
     this.dataDir = dataDir;
     this.logFile = dataDir.resolveSibling(dataDir.getFileName() + "-broker.log");
     this.extraArgs = extraArgs;
     this.env = env;
+    this.jvmOptions = jvmOptions;
   }
 
   public static BrokerProcess start(Path dataDir, String... extraArgs) throws IOException {
@@ -43,7 +45,13 @@ public final class BrokerProcess implements AutoCloseable {
   }
 
   public static BrokerProcess start(Path dataDir, Map<String, String> env, String... extraArgs) throws IOException {
-    BrokerProcess b = new BrokerProcess(dataDir, Arrays.asList(extraArgs), env);
+    return start(dataDir, env, List.of(), extraArgs);
+  }
+
+  /** With JVM options (e.g. a small -Xmx: they come after the default -Xmx512m, so they win). */
+  public static BrokerProcess start(Path dataDir, Map<String, String> env, List<String> jvmOptions,
+      String... extraArgs) throws IOException {
+    BrokerProcess b = new BrokerProcess(dataDir, Arrays.asList(extraArgs), env, jvmOptions);
     b.launch();
     b.awaitReady();
     return b;
@@ -51,6 +59,10 @@ public final class BrokerProcess implements AutoCloseable {
 
   /** The command that starts the broker, for tests that run it themselves. */
   public static List<String> command(Path dataDir, List<String> args) {
+    return command(dataDir, List.of(), args);
+  }
+
+  static List<String> command(Path dataDir, List<String> jvmOptions, List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String flag : System.getProperty("brook.jvm.flags", "").trim().split("\\s+")) {
@@ -58,7 +70,9 @@ public final class BrokerProcess implements AutoCloseable {
         command.add(flag);
       }
     }
-    command.addAll(List.of("-Xmx512m", "-jar", jar().toString(), "broker", "--data-dir", dataDir.toString(),
+    command.add("-Xmx512m");
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-jar", jar().toString(), "broker", "--data-dir", dataDir.toString(),
         "--grpc-listen", "127.0.0.1:0"));
     command.addAll(args);
     return command;
@@ -73,7 +87,7 @@ public final class BrokerProcess implements AutoCloseable {
   }
 
   private void launch() throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(command(dataDir, extraArgs)).redirectErrorStream(true)
+    ProcessBuilder pb = new ProcessBuilder(command(dataDir, jvmOptions, extraArgs)).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
     pb.environment().keySet().removeIf(k -> k.startsWith("BROOK_"));
     pb.environment().putAll(env);

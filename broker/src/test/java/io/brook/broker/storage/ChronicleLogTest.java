@@ -1,6 +1,7 @@
 package io.brook.broker.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -144,5 +145,130 @@ class ChronicleLogTest {
 
   static String value(LogRecord r) {
     return new String(r.value(), StandardCharsets.UTF_8);
+  }
+
+  /** Cycle files (*.cq4) in the directory. */
+  private List<Path> cycleFiles() throws java.io.IOException {
+    try (var files = java.nio.file.Files.list(dir)) {
+      return files.filter(f -> f.getFileName().toString().endsWith(".cq4")).sorted().toList();
+    }
+  }
+
+  /** Lines of this process's memory map that name a file of {@code dir} the kernel says is deleted. */
+  private List<String> deletedButMapped() throws java.io.IOException {
+    return java.nio.file.Files.readAllLines(Path.of("/proc/self/maps")).stream()
+        .filter(l -> l.contains(dir.toString()) && l.endsWith("(deleted)")).toList();
+  }
+
+  @Test
+  void deletedSegmentsAreUnlinkedUnmappedAndStayDeletedAfterARestart() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(Path.of("/proc/self/maps")),
+        "needs Linux's /proc/self/maps to see what is mapped");
+    ManualClock clock = new ManualClock(T0);
+    LogOptions options = new LogOptions(SegmentRoll.ONE_SECOND, clock, true);
+    try (ChronicleLog log = ChronicleLog.open(dir, options)) {
+      for (int seg = 0; seg < 4; seg++) {
+        for (int i = 0; i < 10; i++) {
+          log.append(AppendBatch.of(List.of(record("s" + seg + "-" + i, T0)), clock.millis()));
+        }
+        clock.advance(1000);
+      }
+      // Readers have been through every segment, so pooled tailers hold old files mapped.
+      for (long o = 0; o < 40; o += 3) {
+        log.read(o, 2, 1000);
+      }
+      log.read(1, 2, 1000); // the pooled tailer now stands in the first segment
+
+      List<Path> before = cycleFiles();
+      assertThat(before).hasSize(4);
+      assertThat(log.deleteOldestSegments(2)).isEqualTo(20);
+      assertThat(cycleFiles()).containsExactlyElementsOf(before.subList(2, 4));
+      assertThat(deletedButMapped()).as("deleted segment files still mapped").isEmpty();
+      // The queue's own listing was refreshed: reads and appends across the rest still work.
+      assertThat(value(log.read(20, 1, 100).records().get(0))).isEqualTo("s2-0");
+      clock.advance(1000);
+      log.append(AppendBatch.of(List.of(record("later", T0)), clock.millis()));
+      assertThat(log.segments()).extracting(SegmentInfo::firstOffset).containsExactly(20L, 30L, 40L);
+    }
+    try (ChronicleLog log = ChronicleLog.open(dir, options)) {
+      assertThat(log.startOffset()).isEqualTo(20);
+      assertThat(log.endOffset()).isEqualTo(41);
+      assertThat(value(log.read(20, 1, 100).records().get(0))).isEqualTo("s2-0");
+      assertThatThrownBy(() -> log.read(19, 1, 100)).isInstanceOf(OffsetOutOfRangeException.class);
+      assertThat(log.append(AppendBatch.of(List.of(record("next", T0)), clock.millis())).baseOffset()).isEqualTo(41);
+    }
+  }
+
+  @Test
+  void aSegmentRenamedButNotUnlinkedBeforeACrashIsRemovedAtOpen() throws Exception {
+    ManualClock clock = new ManualClock(T0);
+    LogOptions options = new LogOptions(SegmentRoll.ONE_SECOND, clock, true);
+    try (ChronicleLog log = ChronicleLog.open(dir, options)) {
+      log.append(AppendBatch.of(List.of(record("a", T0)), clock.millis()));
+    }
+    Path leftover = dir.resolve("20251122-000000T.cq4" + ChronicleLog.DELETED_SUFFIX);
+    java.nio.file.Files.write(leftover, new byte[4096]);
+    try (ChronicleLog log = ChronicleLog.open(dir, options)) {
+      assertThat(leftover).doesNotExist();
+      assertThat(value(log.read(0, 1, 100).records().get(0))).isEqualTo("a");
+    }
+  }
+
+  @Test
+  // A separate thread: a regression stalls reads 10 s each, and the test must fail at the timeout, not hang.
+  @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void readersRacingDeletionsSeeRecordsOrOutOfRangeAndNoDeletedFileComesBack() throws Exception {
+    ManualClock clock = new ManualClock(T0);
+    LogOptions options = new LogOptions(SegmentRoll.ONE_SECOND, clock, true);
+    try (ChronicleLog log = ChronicleLog.open(dir, options)) {
+      java.util.Set<String> deleted = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+      List<Thread> readers = new java.util.ArrayList<>();
+      for (int t = 0; t < 3; t++) {
+        Thread reader = new Thread(() -> {
+          while (!stop.get()) {
+            long start = log.startOffset();
+            try {
+              List<LogRecord> got = log.read(start, 5, 1000).records();
+              if (!got.isEmpty() && got.get(0).offset() != start) {
+                failure.compareAndSet(null, new AssertionError("read at " + start + " got " + got.get(0).offset()));
+              }
+            } catch (OffsetOutOfRangeException e) {
+              // retention went past start meanwhile: what a reader is told
+            } catch (Throwable e) {
+              failure.compareAndSet(null, e);
+            }
+          }
+        });
+        reader.setDaemon(true);
+        reader.start();
+        readers.add(reader);
+      }
+      for (int round = 0; round < 150; round++) {
+        for (int i = 0; i < 3; i++) {
+          log.append(AppendBatch.of(List.of(record("r" + round + "-" + i, T0)), clock.millis()));
+        }
+        clock.advance(1000);
+        if (round > 0) {
+          java.util.Set<Path> before = new java.util.HashSet<>(cycleFiles());
+          log.deleteOldestSegments(1);
+          before.removeAll(cycleFiles());
+          before.forEach(f -> deleted.add(f.getFileName().toString()));
+        }
+      }
+      stop.set(true);
+      for (Thread r : readers) {
+        r.join();
+      }
+      assertThat(failure.get()).isNull();
+      assertThat(deleted).hasSize(149);
+      // A tailer that mapped a file as it was unlinked creates it again, empty, waits for its header and
+      // then renames it *.discard: no trace of a deleted segment may remain under any name.
+      try (var files = java.nio.file.Files.list(dir)) {
+        assertThat(files.map(f -> f.getFileName().toString()))
+            .noneMatch(name -> deleted.stream().anyMatch(name::startsWith));
+      }
+    }
   }
 }

@@ -253,4 +253,59 @@ class PartitionLogContractTest {
     assertThat(reader.isAlive()).isFalse();
     assertThat(failure.get()).isNull();
   }
+
+  /** Five segments of 3 batches of 2 records, one second apart; returns the log. */
+  PartitionLog fiveSegments(String impl) {
+    PartitionLog log = open(impl);
+    for (int seg = 0; seg < 5; seg++) {
+      for (int b = 0; b < 3; b++) {
+        log.append(AppendBatch.of(List.of(rec(null, "s" + seg + "b" + b + "r0", T0), rec(null, "s" + seg + "b" + b + "r1", T0)),
+            clock.millis()));
+        clock.advance(100);
+      }
+      clock.advance(1000 - 300);
+    }
+    return log;
+  }
+
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void segmentsListOffsetsSizesAndTheLastAppendTimeOfEach(String impl) {
+    PartitionLog log = fiveSegments(impl);
+    List<SegmentInfo> segments = log.segments();
+    assertThat(segments).hasSize(5);
+    for (int i = 0; i < 5; i++) {
+      SegmentInfo s = segments.get(i);
+      assertThat(s.firstOffset()).isEqualTo(6L * i);
+      assertThat(s.endOffset()).isEqualTo(6L * i + 6);
+      assertThat(s.lastAppendTimeMs()).isEqualTo(T0 + 1000L * i + 200);
+      assertThat(s.sizeBytes()).isPositive();
+    }
+    assertThat(segments.stream().mapToLong(SegmentInfo::sizeBytes).sum()).isEqualTo(log.sizeBytes());
+  }
+
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void deletingTheOldestSegmentsAdvancesTheStartAndNeverTouchesTheLast(String impl) {
+    PartitionLog log = fiveSegments(impl);
+    long sizeBefore = log.sizeBytes();
+    long firstSize = log.segments().get(0).sizeBytes();
+    assertThat(log.deleteOldestSegments(1)).isEqualTo(6);
+    assertThat(log.startOffset()).isEqualTo(6);
+    assertThat(log.sizeBytes()).isEqualTo(sizeBefore - firstSize);
+    assertThatThrownBy(() -> log.read(5, 1, 1000)).isInstanceOf(OffsetOutOfRangeException.class)
+        .hasMessageContaining("valid offsets are 6 to 30");
+    assertThat(log.read(6, 1, 1000).records().get(0).value()).isEqualTo(bytes("s1b0r0"));
+    // Asking for everything leaves the segment being written.
+    assertThat(log.deleteOldestSegments(100)).isEqualTo(24);
+    assertThat(log.segments()).extracting(SegmentInfo::firstOffset).containsExactly(24L);
+    assertThat(log.offsetForTimestamp(T0)).isEqualTo(24);
+    List<Long> seen = new ArrayList<>();
+    log.forEachBatch(0, b -> seen.add(b.baseOffset()));
+    assertThat(seen).containsExactly(24L, 26L, 28L);
+    // Appends go on at the end, offsets never renumbered.
+    assertThat(log.append(AppendBatch.of(List.of(rec(null, "after", T0)), clock.millis())).baseOffset()).isEqualTo(30);
+    assertThat(log.read(30, 1, 1000).records().get(0).value()).isEqualTo(bytes("after"));
+    assertThat(log.deleteOldestSegments(0)).isEqualTo(24);
+  }
 }

@@ -1,0 +1,227 @@
+package io.brook.broker.disk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.brook.broker.errors.BrokerError;
+import io.brook.broker.errors.BrokerException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The guard's state machine, on an injected free-space reading (no timer unless a test starts it). */
+class DiskGuardTest {
+  /** min 1000, headroom 400, 100 per writer: with up to 6 writers the threshold is 1000. */
+  static final DiskLimits LIMITS = new DiskLimits(1000, 400, 100, 60_000);
+
+  final AtomicLong free = new AtomicLong(10_000);
+  final AtomicInteger writers = new AtomicInteger(1);
+  final AtomicBoolean readFails = new AtomicBoolean();
+  final List<String> transitions = new ArrayList<>();
+
+  DiskGuard guard(DiskLimits limits) {
+    FreeSpace space = () -> {
+      if (readFails.get()) {
+        throw new IOException("statvfs failed");
+      }
+      return free.get();
+    };
+    return new DiskGuard(space, limits, writers::get, (from, to, message) -> transitions.add(from + "->" + to
+        + ": " + message), "/data");
+  }
+
+  DiskGuard at(long bytes, DiskGuard g) {
+    free.set(bytes);
+    g.poll();
+    return g;
+  }
+
+  static BrokerError refusal(Runnable r) {
+    try {
+      r.run();
+    } catch (BrokerException e) {
+      return e.error();
+    }
+    return null;
+  }
+
+  @Test
+  void everythingGoesOnAboveTheThreshold() {
+    DiskGuard g = at(1000, guard(LIMITS));
+    for (DiskWrite w : DiskWrite.values()) {
+      assertThatCode(() -> g.check(w)).doesNotThrowAnyException();
+    }
+    assertThat(g.state()).isEqualTo(DiskState.OK);
+    assertThat(g.metadataAllowed()).isTrue();
+    assertThat(transitions).isEmpty();
+  }
+
+  @Test
+  void underTheThresholdProduceIsRefusedAndMetadataGoesOn() {
+    DiskGuard g = at(999, guard(LIMITS));
+    assertThat(g.state()).isEqualTo(DiskState.PRODUCE_REFUSED);
+    assertThatThrownBy(() -> g.check(DiskWrite.PRODUCE))
+        .isInstanceOf(BrokerException.class)
+        .satisfies(e -> assertThat(((BrokerException) e).error()).isEqualTo(BrokerError.NOT_ENOUGH_DISK))
+        .hasMessageContaining("999 bytes")
+        .hasMessageContaining("1000 bytes")
+        .hasMessageContaining("disk.free.min.bytes")
+        .hasMessageContaining("disk.free.per.writer.bytes");
+    assertThat(refusal(() -> g.check(DiskWrite.TOPIC_CREATE))).isEqualTo(BrokerError.NOT_ENOUGH_DISK);
+    for (DiskWrite w : List.of(DiskWrite.GROUP_COMMIT, DiskWrite.ACK, DiskWrite.DEAD_LETTER, DiskWrite.GROUP_CREATE,
+        DiskWrite.GROUP_CONFIG, DiskWrite.GROUP_RESET)) {
+      assertThatCode(() -> g.check(w)).as(w.label()).doesNotThrowAnyException();
+    }
+    assertThat(g.metadataAllowed()).isTrue();
+    assertThat(g.stats().refused()).containsEntry("produce", 1L).containsEntry("topic_create", 1L)
+        .containsEntry("group_commit", 0L);
+  }
+
+  @Test
+  void oneTransitionPerChangeNotPerRequestOrRead() {
+    DiskGuard g = at(900, guard(LIMITS));
+    for (int i = 0; i < 100; i++) {
+      refusal(() -> g.check(DiskWrite.PRODUCE));
+      at(900 - i, g);
+    }
+    assertThat(transitions).hasSize(1);
+    assertThat(transitions.get(0)).startsWith("OK->PRODUCE_REFUSED: Disk space low: ").contains("/data")
+        .contains("disk.free.min.bytes");
+    assertThat(g.stats().refused().get("produce")).isEqualTo(100L);
+    at(5000, g);
+    assertThat(transitions).hasSize(2);
+    assertThat(transitions.get(1)).startsWith("PRODUCE_REFUSED->OK: Disk space back: ");
+    assertThat(g.stats().transitions()).isEqualTo(2);
+  }
+
+  @Test
+  void resumesOnlyASixteenthAboveTheLimit() {
+    DiskGuard g = at(999, guard(LIMITS));
+    at(1000, g);
+    at(1061, g); // 1000 + 1000/16 = 1062
+    assertThat(g.state()).isEqualTo(DiskState.PRODUCE_REFUSED);
+    at(1062, g);
+    assertThat(g.state()).isEqualTo(DiskState.OK);
+    assertThat(transitions).hasSize(2);
+  }
+
+  @Test
+  void underTheHeadroomMetadataIsRefusedTooAndComesBackFirst() {
+    DiskGuard g = at(399, guard(LIMITS));
+    assertThat(g.state()).isEqualTo(DiskState.FULL);
+    assertThat(g.metadataAllowed()).isFalse();
+    assertThatThrownBy(() -> g.check(DiskWrite.GROUP_COMMIT)).isInstanceOf(BrokerException.class)
+        .hasMessageContaining("399 bytes").hasMessageContaining("disk.headroom.bytes").hasMessageContaining("400 bytes");
+    assertThat(refusal(() -> g.check(DiskWrite.ACK))).isEqualTo(BrokerError.NOT_ENOUGH_DISK);
+    assertThat(refusal(() -> g.check(DiskWrite.DEAD_LETTER))).isEqualTo(BrokerError.NOT_ENOUGH_DISK);
+    assertThat(refusal(() -> g.check(DiskWrite.PRODUCE))).isEqualTo(BrokerError.NOT_ENOUGH_DISK);
+    at(420, g); // under 400 + 400/16 = 425
+    assertThat(g.state()).isEqualTo(DiskState.FULL);
+    at(425, g);
+    assertThat(g.state()).isEqualTo(DiskState.PRODUCE_REFUSED);
+    assertThatCode(() -> g.check(DiskWrite.ACK)).doesNotThrowAnyException();
+    assertThat(refusal(() -> g.check(DiskWrite.PRODUCE))).isEqualTo(BrokerError.NOT_ENOUGH_DISK);
+    at(399, g);
+    at(2000, g); // straight back to OK
+    assertThat(transitions).extracting(t -> t.substring(0, t.indexOf(':')))
+        .containsExactly("OK->FULL", "FULL->PRODUCE_REFUSED", "PRODUCE_REFUSED->FULL", "FULL->OK");
+    assertThat(transitions.get(0)).contains("Disk almost full");
+  }
+
+  @Test
+  void theThresholdCoversEveryActiveWriter() {
+    DiskGuard g = guard(LIMITS);
+    writers.set(20); // 400 + 20 x 100 = 2400 > 1000
+    at(2399, g);
+    assertThat(g.state()).isEqualTo(DiskState.PRODUCE_REFUSED);
+    assertThat(g.stats().produceThresholdBytes()).isEqualTo(2400);
+    assertThat(g.stats().activeWriters()).isEqualTo(20);
+    assertThat(LIMITS.produceThreshold(0)).isEqualTo(1000); // at least one writer; the minimum wins
+    assertThat(new DiskLimits(0, 400, 100, 1).produceThreshold(0)).isEqualTo(500);
+  }
+
+  @Test
+  void theThresholdDoesNotFallWhileProduceIsRefused() {
+    // Refused produce means no partition appends, so the active writers decay: produce must not
+    // resume into the room it was refused for.
+    DiskGuard g = guard(LIMITS);
+    writers.set(20);
+    at(2000, g);
+    writers.set(1);
+    at(2000, g);
+    assertThat(g.state()).isEqualTo(DiskState.PRODUCE_REFUSED);
+    assertThat(g.stats().produceThresholdBytes()).isEqualTo(2400);
+    at(2550, g); // 2400 + 150
+    assertThat(g.state()).isEqualTo(DiskState.OK);
+    at(2550, g);
+    assertThat(g.stats().produceThresholdBytes()).isEqualTo(1000);
+  }
+
+  @Test
+  void bytesWrittenBetweenReadsCountAtOnce() {
+    DiskGuard g = at(1500, guard(LIMITS));
+    g.wrote(400);
+    assertThat(g.state()).isEqualTo(DiskState.OK); // 1100 left
+    g.wrote(200);
+    assertThat(g.state()).as("900 left by the estimate, before any read").isEqualTo(DiskState.PRODUCE_REFUSED);
+    assertThat(g.stats().freeBytes()).isEqualTo(900);
+    g.wrote(600);
+    assertThat(g.state()).isEqualTo(DiskState.FULL);
+    at(900, g); // the read replaces the estimate: the bytes are on the disk now
+    assertThat(g.state()).isEqualTo(DiskState.PRODUCE_REFUSED);
+    assertThat(g.stats().freeBytes()).isEqualTo(900);
+  }
+
+  @Test
+  void aFailedReadKeepsTheStateAndTheTimerGoingOn() {
+    DiskGuard g = at(900, guard(LIMITS));
+    readFails.set(true);
+    free.set(5000);
+    g.poll();
+    g.poll();
+    assertThat(g.state()).isEqualTo(DiskState.PRODUCE_REFUSED);
+    readFails.set(false);
+    g.poll();
+    assertThat(g.state()).isEqualTo(DiskState.OK);
+  }
+
+  @Test
+  void zeroLimitsTurnTheGuardOff() {
+    DiskGuard g = at(0, guard(new DiskLimits(0, 0, 0, 1000)));
+    assertThat(g.state()).isEqualTo(DiskState.OK);
+    assertThatCode(() -> g.check(DiskWrite.PRODUCE)).doesNotThrowAnyException();
+  }
+
+  @Test
+  void limitsSaturateInsteadOfOverflowing() {
+    DiskLimits huge = new DiskLimits(0, Long.MAX_VALUE - 5, Long.MAX_VALUE / 2, 1);
+    assertThat(huge.produceThreshold(10)).isEqualTo(Long.MAX_VALUE);
+    assertThat(DiskLimits.resumeAt(Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void theTimerResumesProduceByItself() throws Exception {
+    DiskGuard g = at(900, guard(new DiskLimits(1000, 400, 100, 10)));
+    try {
+      g.start();
+      free.set(5000);
+      long deadline = System.nanoTime() + 5_000_000_000L;
+      while (g.state() != DiskState.OK && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(g.state()).isEqualTo(DiskState.OK);
+      free.set(100);
+      while (g.state() != DiskState.FULL && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(g.state()).isEqualTo(DiskState.FULL);
+    } finally {
+      g.close();
+    }
+  }
+}

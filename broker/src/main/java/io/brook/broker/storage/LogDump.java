@@ -9,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import net.openhft.chronicle.bytes.Bytes;
@@ -37,6 +39,7 @@ import net.openhft.chronicle.wire.Wires;
  */
 public final class LogDump {
   private static final String METADATA = "metadata.cq4t";
+  private static final String WRITE_LOCK = "chronicle.write.lock";
   private static final String APPEND_LOCK = "chronicle.append.lock";
   private static final int MAX_PROBLEMS = 100;
   /** Bytes looked at after the last document for leftovers of an unfinished one. */
@@ -296,13 +299,27 @@ public final class LogDump {
     return locked ? DumpSummary.Tail.TORN : leftover ? DumpSummary.Tail.LEFTOVER : DumpSummary.Tail.CLEAN;
   }
 
+  /**
+   * Chronicle's write or append lock is held. A lock whose key the metadata does not have yet was
+   * never taken (a kill between the queue's creation and its first lock leaves that); a read-only
+   * store cannot create the key, so only the keys present are looked at.
+   */
   private boolean chronicleLockHeld() {
     SingleChronicleQueueBuilder.addAliases(); // the metadata file names its types by alias
     try (TableStore<Metadata.NoMeta> store = SingleTableBuilder.binary(dir.resolve(METADATA).toFile(),
-            Metadata.NoMeta.INSTANCE).readOnly(true).build();
-        TableStoreWriteLock write = new TableStoreWriteLock(store, Pauser::balanced, 0L);
-        TableStoreWriteLock append = new TableStoreWriteLock(store, Pauser::balanced, 0L, APPEND_LOCK)) {
-      return write.locked() || append.locked();
+        Metadata.NoMeta.INSTANCE).readOnly(true).build()) {
+      Set<String> keys = new HashSet<>();
+      store.forEachKey(keys, (found, key, value) -> found.add(key.toString()));
+      for (String key : List.of(WRITE_LOCK, APPEND_LOCK)) {
+        if (keys.contains(key)) {
+          try (TableStoreWriteLock lock = new TableStoreWriteLock(store, Pauser::balanced, 0L, key)) {
+            if (lock.locked()) {
+              return true;
+            }
+          }
+        }
+      }
+      return false;
     }
   }
 

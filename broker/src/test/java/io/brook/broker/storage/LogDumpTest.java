@@ -131,6 +131,38 @@ class LogDumpTest {
     assertThat(s.tail()).isEqualTo(DumpSummary.Tail.CLEAN);
   }
 
+  /**
+   * Found by the crash harness: a kill after Chronicle finished a new queue's metadata.cq4t but before
+   * it added the write lock's key leaves the key absent, and a read-only store cannot create it (the
+   * dump failed with "key chronicle.write.lock does not exist in readOnly TableStore"). Emulated by
+   * erasing the table's entries from that key on.
+   */
+  @Test
+  void aQueueKilledBeforeItsLocksExistedIsDumpedAsEmptyAndOpens() throws Exception {
+    SingleChronicleQueueBuilder.binary(dir).rollCycle(SegmentRoll.HOUR.rollCycle()).build().close();
+    Path metadata = dir.resolve("metadata.cq4t");
+    byte[] all = Files.readAllBytes(metadata);
+    byte[] key = "chronicle.write.lock".getBytes(StandardCharsets.US_ASCII);
+    int at = -1;
+    for (int i = 0; i + key.length <= all.length && at < 0; i++) {
+      if (Arrays.equals(all, i, i + key.length, key, 0, key.length)) {
+        at = i - 6; // the entry's document header and field prefix come first
+      }
+    }
+    assertThat(at).isPositive();
+    try (FileChannel ch = FileChannel.open(metadata, StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.allocate(4096), at);
+    }
+
+    DumpSummary s = LogDump.scan(dir, true, new Collected());
+    assertThat(s.batches()).isZero();
+    assertThat(s.tail()).isEqualTo(DumpSummary.Tail.CLEAN);
+    assertThat(s.corrupt()).isFalse();
+    try (ChronicleLog log = ChronicleLog.open(dir, LogOptions.defaults())) { // and the broker opens it
+      assertThat(log.append(AppendBatch.of(List.of(keyed("k", "v", T0)), T0)).baseOffset()).isZero();
+    }
+  }
+
   @Test
   void aFlippedByteInTheRecordsFailsTheChecksum() throws IOException {
     try (ChronicleLog log = ChronicleLog.open(dir, LogOptions.defaults())) {

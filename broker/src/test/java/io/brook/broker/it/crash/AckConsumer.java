@@ -202,7 +202,7 @@ final class AckConsumer extends Worker {
         ok = false;
       }
     }
-    if (ledger.answeredAt(key) == null && !ledger.inFlight(key)) {
+    if (!ledger.known(key)) {
       violations.add(name + ": " + partition + "/" + offset + " holds " + key + ", which no producer sent");
     }
     attempts.get(partition).merge(offset, attempt, Math::max);

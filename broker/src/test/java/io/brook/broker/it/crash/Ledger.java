@@ -59,6 +59,11 @@ final class Ledger {
     return answered.get(key);
   }
 
+  /** Answered or in flight, in one look (a batch can be answered between two separate calls). */
+  synchronized boolean known(String key) {
+    return answered.containsKey(key) || inFlight.contains(key);
+  }
+
   synchronized boolean inFlight(String key) {
     return inFlight.contains(key);
   }

@@ -28,7 +28,8 @@ public record DumpSummary(Path dir, String roll, boolean brokerRunning, int segm
      * An incomplete document: its writer died mid-append (Chronicle's write lock is still held) and no
      * broker has opened the partition since. Readers never see it; the broker clears the lock at start
      * and its next append overwrites the document. Also a queue whose creation a kill cut short (its
-     * metadata.cq4t unfinished): it holds nothing, and the broker removes the file at start.
+     * metadata.cq4t unfinished, or without the keys Chronicle adds right after it): it holds nothing,
+     * and the broker removes or completes the file at start.
      */
     TORN,
     /**

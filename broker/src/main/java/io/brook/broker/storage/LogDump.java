@@ -39,6 +39,7 @@ import net.openhft.chronicle.wire.Wires;
  */
 public final class LogDump {
   private static final String METADATA = "metadata.cq4t";
+  private static final String LISTING_KEY = "listing.highestCycle";
   private static final String WRITE_LOCK = "chronicle.write.lock";
   private static final String APPEND_LOCK = "chronicle.append.lock";
   private static final int MAX_PROBLEMS = 100;
@@ -87,7 +88,9 @@ public final class LogDump {
     Path dataDir = dataDirectoryOf(dir);
     boolean brokerRunning = dataDir != null && DataDirectoryLock.isHeld(dataDir);
     LogDump dump = new LogDump(dir, withRecords, listener);
-    if (UnfinishedFiles.metadata(dir)) { // Chronicle would wait for it and fail: say what it is instead
+    // A queue whose creation a kill cut short: Chronicle would wait for it and fail, or refuse to open
+    // it read-only. Say what it is instead.
+    if (UnfinishedFiles.metadata(dir) || !dump.chronicleKeys().contains(LISTING_KEY)) {
       return dump.unfinishedQueue(brokerRunning);
     }
     try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir).readOnly(true).build()) {
@@ -133,9 +136,10 @@ public final class LogDump {
   }
 
   /**
-   * A queue whose metadata.cq4t was never finished: a kill while the queue was being created (a new
-   * partition or group journal), so nothing was appended. The broker removes the file at its next
-   * start. With segment files beside it, though, something else happened: unreadable.
+   * A queue whose creation a kill cut short (a new partition or group journal): its metadata.cq4t
+   * unfinished, or finished without the directory listing's keys Chronicle adds next. Nothing was
+   * appended; the broker removes or completes the file at its next start. With segment files beside
+   * it, though, something else happened: unreadable.
    */
   private DumpSummary unfinishedQueue(boolean brokerRunning) {
     try (Stream<Path> files = Files.list(dir)) {
@@ -305,22 +309,32 @@ public final class LogDump {
    * store cannot create the key, so only the keys present are looked at.
    */
   private boolean chronicleLockHeld() {
-    SingleChronicleQueueBuilder.addAliases(); // the metadata file names its types by alias
-    try (TableStore<Metadata.NoMeta> store = SingleTableBuilder.binary(dir.resolve(METADATA).toFile(),
-        Metadata.NoMeta.INSTANCE).readOnly(true).build()) {
-      Set<String> keys = new HashSet<>();
-      store.forEachKey(keys, (found, key, value) -> found.add(key.toString()));
-      for (String key : List.of(WRITE_LOCK, APPEND_LOCK)) {
-        if (keys.contains(key)) {
-          try (TableStoreWriteLock lock = new TableStoreWriteLock(store, Pauser::balanced, 0L, key)) {
-            if (lock.locked()) {
-              return true;
-            }
+    Set<String> keys = chronicleKeys();
+    for (String key : List.of(WRITE_LOCK, APPEND_LOCK)) {
+      if (keys.contains(key)) {
+        try (TableStore<Metadata.NoMeta> store = metadataStore();
+            TableStoreWriteLock lock = new TableStoreWriteLock(store, Pauser::balanced, 0L, key)) {
+          if (lock.locked()) {
+            return true;
           }
         }
       }
-      return false;
     }
+    return false;
+  }
+
+  /** The keys Chronicle keeps in the queue's metadata.cq4t (listing bounds, locks, ...). */
+  private Set<String> chronicleKeys() {
+    try (TableStore<Metadata.NoMeta> store = metadataStore()) {
+      Set<String> keys = new HashSet<>();
+      store.forEachKey(keys, (found, key, value) -> found.add(key.toString()));
+      return keys;
+    }
+  }
+
+  private TableStore<Metadata.NoMeta> metadataStore() {
+    SingleChronicleQueueBuilder.addAliases(); // the metadata file names its types by alias
+    return SingleTableBuilder.binary(dir.resolve(METADATA).toFile(), Metadata.NoMeta.INSTANCE).readOnly(true).build();
   }
 
   /** Walks Chronicle's document headers after {@code end}: metadata documents are skipped, anything else counts. */

@@ -140,19 +140,7 @@ class LogDumpTest {
   @Test
   void aQueueKilledBeforeItsLocksExistedIsDumpedAsEmptyAndOpens() throws Exception {
     SingleChronicleQueueBuilder.binary(dir).rollCycle(SegmentRoll.HOUR.rollCycle()).build().close();
-    Path metadata = dir.resolve("metadata.cq4t");
-    byte[] all = Files.readAllBytes(metadata);
-    byte[] key = "chronicle.write.lock".getBytes(StandardCharsets.US_ASCII);
-    int at = -1;
-    for (int i = 0; i + key.length <= all.length && at < 0; i++) {
-      if (Arrays.equals(all, i, i + key.length, key, 0, key.length)) {
-        at = i - 6; // the entry's document header and field prefix come first
-      }
-    }
-    assertThat(at).isPositive();
-    try (FileChannel ch = FileChannel.open(metadata, StandardOpenOption.WRITE)) {
-      ch.write(ByteBuffer.allocate(4096), at);
-    }
+    eraseMetadataFrom("chronicle.write.lock");
 
     DumpSummary s = LogDump.scan(dir, true, new Collected());
     assertThat(s.batches()).isZero();
@@ -160,6 +148,40 @@ class LogDumpTest {
     assertThat(s.corrupt()).isFalse();
     try (ChronicleLog log = ChronicleLog.open(dir, LogOptions.defaults())) { // and the broker opens it
       assertThat(log.append(AppendBatch.of(List.of(keyed("k", "v", T0)), T0)).baseOffset()).isZero();
+    }
+  }
+
+  /** The same one step earlier: even the directory listing's keys are missing ("listing.highestCycle"). */
+  @Test
+  void aQueueKilledBeforeItsListingExistedIsDumpedAsACreationCutShortAndOpens() throws Exception {
+    SingleChronicleQueueBuilder.binary(dir).rollCycle(SegmentRoll.HOUR.rollCycle()).build().close();
+    eraseMetadataFrom("listing.highestCycle");
+    Map<String, String> before = fingerprint(dir);
+
+    DumpSummary s = LogDump.scan(dir, true, new Collected());
+    assertThat(s.batches()).isZero();
+    assertThat(s.tail()).isEqualTo(DumpSummary.Tail.TORN);
+    assertThat(s.corrupt()).isFalse();
+    assertThat(fingerprint(dir)).isEqualTo(before);
+    try (ChronicleLog log = ChronicleLog.open(dir, LogOptions.defaults())) {
+      assertThat(log.append(AppendBatch.of(List.of(keyed("k", "v", T0)), T0)).baseOffset()).isZero();
+    }
+  }
+
+  /** Zeroes the metadata table from the entry of {@code key} on: what a kill before that entry leaves. */
+  void eraseMetadataFrom(String key) throws IOException {
+    Path metadata = dir.resolve("metadata.cq4t");
+    byte[] all = Files.readAllBytes(metadata);
+    byte[] name = key.getBytes(StandardCharsets.US_ASCII);
+    int at = -1;
+    for (int i = 0; i + name.length <= all.length && at < 0; i++) {
+      if (Arrays.equals(all, i, i + name.length, name, 0, name.length)) {
+        at = i - 6; // the entry's document header and field prefix come first
+      }
+    }
+    assertThat(at).isPositive();
+    try (FileChannel ch = FileChannel.open(metadata, StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.allocate(4096), at);
     }
   }
 

@@ -39,7 +39,9 @@ import net.openhft.chronicle.wire.Wires;
  */
 public final class LogDump {
   private static final String METADATA = "metadata.cq4t";
-  private static final String LISTING_KEY = "listing.highestCycle";
+  /** The directory listing's keys, added right after the metadata file: a read-only open needs them. */
+  private static final List<String> LISTING_KEYS =
+      List.of("listing.highestCycle", "listing.lowestCycle", "listing.modCount");
   private static final String WRITE_LOCK = "chronicle.write.lock";
   private static final String APPEND_LOCK = "chronicle.append.lock";
   private static final int MAX_PROBLEMS = 100;
@@ -90,7 +92,7 @@ public final class LogDump {
     LogDump dump = new LogDump(dir, withRecords, listener);
     // A queue whose creation a kill cut short: Chronicle would wait for it and fail, or refuse to open
     // it read-only. Say what it is instead.
-    if (UnfinishedFiles.metadata(dir) || !dump.chronicleKeys().contains(LISTING_KEY)) {
+    if (UnfinishedFiles.metadata(dir) || !dump.chronicleKeys().containsAll(LISTING_KEYS)) {
       return dump.unfinishedQueue(brokerRunning);
     }
     try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir).readOnly(true).build()) {

@@ -11,7 +11,7 @@ JAR   := broker/target/brook.jar
 
 # Everything the jar is built from: the poms and all files under the modules'
 # src/ trees (Java, .proto, resources), never the generated target/ trees.
-SOURCES := pom.xml $(shell find protocol broker -path '*/target' -prune -o \
+SOURCES := pom.xml $(shell find protocol client-java broker -path '*/target' -prune -o \
              -type f \( -name pom.xml -o -path '*/src/*' \) -print)
 
 .PHONY: all build run test clean

@@ -52,7 +52,7 @@ public final class BrokerProcess implements AutoCloseable {
   public static BrokerProcess start(Path dataDir, Map<String, String> env, List<String> jvmOptions,
       String... extraArgs) throws IOException {
     BrokerProcess b = new BrokerProcess(dataDir, Arrays.asList(extraArgs), env, jvmOptions);
-    b.launch();
+    b.launch(0);
     b.awaitReady();
     return b;
   }
@@ -63,6 +63,10 @@ public final class BrokerProcess implements AutoCloseable {
   }
 
   static List<String> command(Path dataDir, List<String> jvmOptions, List<String> args) {
+    return command(dataDir, jvmOptions, args, 0);
+  }
+
+  static List<String> command(Path dataDir, List<String> jvmOptions, List<String> args, int port) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String flag : System.getProperty("brook.jvm.flags", "").trim().split("\\s+")) {
@@ -73,7 +77,7 @@ public final class BrokerProcess implements AutoCloseable {
     command.add("-Xmx512m");
     command.addAll(jvmOptions);
     command.addAll(List.of("-jar", jar().toString(), "broker", "--data-dir", dataDir.toString(),
-        "--grpc-listen", "127.0.0.1:0"));
+        "--grpc-listen", "127.0.0.1:" + port));
     command.addAll(args);
     return command;
   }
@@ -86,8 +90,8 @@ public final class BrokerProcess implements AutoCloseable {
     return jar;
   }
 
-  private void launch() throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(command(dataDir, jvmOptions, extraArgs)).redirectErrorStream(true)
+  private void launch(int listenPort) throws IOException {
+    ProcessBuilder pb = new ProcessBuilder(command(dataDir, jvmOptions, extraArgs, listenPort)).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
     pb.environment().keySet().removeIf(k -> k.startsWith("BROOK_"));
     pb.environment().putAll(env);
@@ -167,10 +171,19 @@ public final class BrokerProcess implements AutoCloseable {
 
   /** Starts again on the same data directory (a new port). */
   public void restart() throws IOException {
+    restart(0);
+  }
+
+  /** Starts again on the same data directory and the same port, where clients reconnect by themselves. */
+  public void restartOnSamePort() throws IOException {
+    restart(port);
+  }
+
+  private void restart(int listenPort) throws IOException {
     if (process.isAlive()) {
       throw new IllegalStateException("stop or kill the broker first");
     }
-    launch();
+    launch(listenPort);
     awaitReady();
   }
 

@@ -1,0 +1,40 @@
+package io.brook.client.internal;
+
+import io.brook.client.errors.ConfigException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Collects every invalid option of one client's config, so that one exception names them all. */
+public final class Problems {
+  private final String client;
+  private final List<String> problems = new ArrayList<>();
+
+  public Problems(String client) {
+    this.client = client;
+  }
+
+  public Problems check(boolean ok, String option, String rule, Object value) {
+    if (!ok) {
+      problems.add(option + " " + rule + " (got " + value + ")");
+    }
+    return this;
+  }
+
+  public Problems atLeast(String option, long value, long min) {
+    return check(value >= min, option, "must be >= " + min, value);
+  }
+
+  public Problems between(String option, long value, long min, long max) {
+    return check(value >= min && value <= max, option, "must be in [" + min + ", " + max + "]", value);
+  }
+
+  public Problems present(String option, Object value) {
+    return check(value != null, option, "is required", "nothing");
+  }
+
+  public void throwIfAny() {
+    if (!problems.isEmpty()) {
+      throw new ConfigException("INVALID_CONFIG", "invalid " + client + " config: " + String.join("; ", problems));
+    }
+  }
+}

@@ -1,0 +1,228 @@
+package io.brook.client.producer;
+
+import io.brook.client.Durability;
+import io.brook.client.internal.Connection;
+import io.brook.client.internal.Problems;
+import io.grpc.ManagedChannel;
+
+/**
+ * A producer's settings. The names follow Kafka's producer configs (in brackets) so that a Kafka
+ * user finds them; {@link Builder#build()} checks them all at once and names every invalid one.
+ */
+public final class ProducerConfig {
+  final String broker;
+  final ManagedChannel channel;
+  final String clientId;
+  final int batchSize;
+  final long lingerMs;
+  final long bufferMemory;
+  final long maxBlockMs;
+  final long deliveryTimeoutMs;
+  final long requestTimeoutMs;
+  final long retryBackoffMs;
+  final long retryBackoffMaxMs;
+  final long reconnectBackoffMs;
+  final long reconnectBackoffMaxMs;
+  final int maxInFlightPerPartition;
+  final boolean idempotence;
+  final Durability durability;
+  final int maxRequestSize;
+  final long metadataMaxAgeMs;
+
+  private ProducerConfig(Builder b) {
+    Problems p = new Problems("producer");
+    String address = b.channel == null ? Connection.checkAddress(b.broker) : null;
+    p.check(address == null, "broker", address, b.broker);
+    p.atLeast("batchSize", b.batchSize, 1)
+        .between("lingerMs", b.lingerMs, 0, 3_600_000)
+        .between("bufferMemory", b.bufferMemory, 1024, Integer.MAX_VALUE)
+        .atLeast("maxBlockMs", b.maxBlockMs, 0)
+        .atLeast("requestTimeoutMs", b.requestTimeoutMs, 1)
+        .check(b.deliveryTimeoutMs >= b.lingerMs + b.requestTimeoutMs, "deliveryTimeoutMs",
+            "must be >= lingerMs + requestTimeoutMs (" + (b.lingerMs + b.requestTimeoutMs) + ")", b.deliveryTimeoutMs)
+        .atLeast("retryBackoffMs", b.retryBackoffMs, 1)
+        .check(b.retryBackoffMaxMs >= b.retryBackoffMs, "retryBackoffMaxMs", "must be >= retryBackoffMs",
+            b.retryBackoffMaxMs)
+        .atLeast("reconnectBackoffMs", b.reconnectBackoffMs, 1)
+        .check(b.reconnectBackoffMaxMs >= b.reconnectBackoffMs, "reconnectBackoffMaxMs",
+            "must be >= reconnectBackoffMs", b.reconnectBackoffMaxMs)
+        .check(b.maxInFlightPerPartition >= 1 && (!b.idempotence || b.maxInFlightPerPartition <= 5),
+            "maxInFlightPerPartition", b.idempotence ? "must be in [1, 5] with idempotence (the broker remembers the "
+                + "last 5 batches per producer and partition)" : "must be >= 1", b.maxInFlightPerPartition)
+        .present("durability", b.durability)
+        .atLeast("maxRequestSize", b.maxRequestSize, 1024)
+        .atLeast("metadataMaxAgeMs", b.metadataMaxAgeMs, 0)
+        .throwIfAny();
+    broker = b.broker;
+    channel = b.channel;
+    clientId = b.clientId;
+    batchSize = b.batchSize;
+    lingerMs = b.lingerMs;
+    bufferMemory = b.bufferMemory;
+    maxBlockMs = b.maxBlockMs;
+    deliveryTimeoutMs = b.deliveryTimeoutMs;
+    requestTimeoutMs = b.requestTimeoutMs;
+    retryBackoffMs = b.retryBackoffMs;
+    retryBackoffMaxMs = b.retryBackoffMaxMs;
+    reconnectBackoffMs = b.reconnectBackoffMs;
+    reconnectBackoffMaxMs = b.reconnectBackoffMaxMs;
+    maxInFlightPerPartition = b.maxInFlightPerPartition;
+    idempotence = b.idempotence;
+    durability = b.durability;
+    maxRequestSize = b.maxRequestSize;
+    metadataMaxAgeMs = b.metadataMaxAgeMs;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Every option with its default. */
+  public static final class Builder {
+    private String broker = "localhost:7070";
+    private ManagedChannel channel;
+    private String clientId = "";
+    private int batchSize = 16_384;
+    private long lingerMs = 5;
+    private long bufferMemory = 32L << 20;
+    private long maxBlockMs = 60_000;
+    private long deliveryTimeoutMs = 120_000;
+    private long requestTimeoutMs = 30_000;
+    private long retryBackoffMs = 100;
+    private long retryBackoffMaxMs = 1_000;
+    private long reconnectBackoffMs = 50;
+    private long reconnectBackoffMaxMs = 1_000;
+    private int maxInFlightPerPartition = 5;
+    private boolean idempotence = true;
+    private Durability durability = Durability.WRITTEN;
+    private int maxRequestSize = 1 << 20;
+    private long metadataMaxAgeMs = 300_000;
+
+    private Builder() {}
+
+    /** The broker's gRPC address, {@code host:port} (default {@code localhost:7070}). */
+    public Builder broker(String hostPort) {
+      this.broker = hostPort;
+      return this;
+    }
+
+    /** A channel shared with other clients instead of one of its own; closing the producer leaves it open. */
+    public Builder channel(ManagedChannel shared) {
+      this.channel = shared;
+      return this;
+    }
+
+    /** A name for logs and thread names ({@code client.id}). */
+    public Builder clientId(String id) {
+      this.clientId = id == null ? "" : id;
+      return this;
+    }
+
+    /** A partition's batch is sent once it holds this many bytes of records ({@code batch.size}, 16384). */
+    public Builder batchSize(int bytes) {
+      this.batchSize = bytes;
+      return this;
+    }
+
+    /** How long a batch that is not full waits for more records ({@code linger.ms}, 5). */
+    public Builder lingerMs(long ms) {
+      this.lingerMs = ms;
+      return this;
+    }
+
+    /**
+     * Bytes of records the producer holds unanswered ({@code buffer.memory}, 32 MiB); when full,
+     * {@code send} blocks up to {@link #maxBlockMs} and then throws BufferExhaustedException.
+     */
+    public Builder bufferMemory(long bytes) {
+      this.bufferMemory = bytes;
+      return this;
+    }
+
+    /** How long {@code send} may block for buffer space or topic metadata ({@code max.block.ms}, 60000). */
+    public Builder maxBlockMs(long ms) {
+      this.maxBlockMs = ms;
+      return this;
+    }
+
+    /**
+     * Upper bound on the time from {@code send} to its answer, retries included
+     * ({@code delivery.timeout.ms}, 120000); then the record fails with BrookTimeoutException.
+     */
+    public Builder deliveryTimeoutMs(long ms) {
+      this.deliveryTimeoutMs = ms;
+      return this;
+    }
+
+    /** How long the broker may take to answer a request before the stream is reopened ({@code request.timeout.ms}, 30000). */
+    public Builder requestTimeoutMs(long ms) {
+      this.requestTimeoutMs = ms;
+      return this;
+    }
+
+    /** Wait before retrying a batch that failed transiently, doubling up to the max ({@code retry.backoff.ms}, 100). */
+    public Builder retryBackoffMs(long ms) {
+      this.retryBackoffMs = ms;
+      return this;
+    }
+
+    /** ({@code retry.backoff.max.ms}, 1000) */
+    public Builder retryBackoffMaxMs(long ms) {
+      this.retryBackoffMaxMs = ms;
+      return this;
+    }
+
+    /** Wait before reopening the stream after the broker went away, doubling up to the max ({@code reconnect.backoff.ms}, 50). */
+    public Builder reconnectBackoffMs(long ms) {
+      this.reconnectBackoffMs = ms;
+      return this;
+    }
+
+    /** ({@code reconnect.backoff.max.ms}, 1000) */
+    public Builder reconnectBackoffMaxMs(long ms) {
+      this.reconnectBackoffMaxMs = ms;
+      return this;
+    }
+
+    /** Batches per partition sent ahead of their answers ({@code max.in.flight.requests.per.connection}, 5). */
+    public Builder maxInFlightPerPartition(int batches) {
+      this.maxInFlightPerPartition = batches;
+      return this;
+    }
+
+    /**
+     * An idempotent producer ({@code enable.idempotence}, true): a producer id and per-partition
+     * sequence numbers let the broker drop a retried batch it wrote before, so a retry never duplicates.
+     */
+    public Builder idempotence(boolean on) {
+      this.idempotence = on;
+      return this;
+    }
+
+    /** WRITTEN (default) or SYNCED: forced to the device before the broker answers. */
+    public Builder durability(Durability level) {
+      this.durability = level;
+      return this;
+    }
+
+    /**
+     * The largest request: batches for several partitions travel together up to this size, and a
+     * larger single record is refused ({@code max.request.size}, 1 MiB; the broker's
+     * {@code max.request.bytes} must be larger).
+     */
+    public Builder maxRequestSize(int bytes) {
+      this.maxRequestSize = bytes;
+      return this;
+    }
+
+    /** How long a topic's partition count is trusted before it is read again ({@code metadata.max.age.ms}, 300000). */
+    public Builder metadataMaxAgeMs(long ms) {
+      this.metadataMaxAgeMs = ms;
+      return this;
+    }
+
+    public ProducerConfig build() {
+      return new ProducerConfig(this);
+    }
+  }
+}

@@ -1,0 +1,208 @@
+package io.brook.client.producer;
+
+import io.brook.client.TopicPartition;
+import io.brook.client.internal.Backoff;
+import io.brook.protocol.v1.Record;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Where {@code send} leaves records and the sender takes batches: per partition queues, the
+ * sticky partition of keyless records per topic, and what is due when. One lock guards it all;
+ * the sender waits on {@link #wake} for a full batch, a linger deadline, a retry or a flush.
+ */
+final class RecordAccumulator {
+  final ReentrantLock lock = new ReentrantLock();
+  final Condition wake = lock.newCondition();
+  private final ProducerConfig config;
+  private final Map<TopicPartition, PartitionQueue> partitions = new HashMap<>();
+  private final List<PartitionQueue> order = new ArrayList<>();
+  private final Map<String, Integer> sticky = new HashMap<>();
+  private int drainStart;
+  /** Flushes in progress: while any is, batches go without lingering. */
+  int flushing;
+  boolean closing;
+
+  RecordAccumulator(ProducerConfig config) {
+    this.config = config;
+  }
+
+  /** Under the lock. Returns whether the sender should look now (a batch filled up or a new one began). */
+  boolean append(TopicPartition tp, Record record, int size, CompletableFuture<RecordMetadata> future, long now) {
+    PartitionQueue pq = queue(tp);
+    ProducerBatch open = pq.openBatch();
+    boolean fresh = false;
+    if (open != null && open.count() > 0 && open.bytes + size > config.batchSize) {
+      close(open);
+      open = null;
+    }
+    if (open == null) {
+      open = new ProducerBatch(tp, now);
+      pq.waiting.addLast(open);
+      fresh = true;
+    }
+    open.add(record, size, future);
+    if (open.bytes >= config.batchSize) {
+      close(open);
+      return true;
+    }
+    return fresh;
+  }
+
+  /** Under the lock: the partition keyless records of this topic go to now. */
+  int stickyPartition(String topic, int partitionCount) {
+    Integer p = sticky.get(topic);
+    if (p == null || p >= partitionCount) {
+      p = ThreadLocalRandom.current().nextInt(partitionCount);
+      sticky.put(topic, p);
+    }
+    return p;
+  }
+
+  /** A batch takes no more records; keyless records of its topic move on to another partition, like Kafka's. */
+  private void close(ProducerBatch b) {
+    b.closed = true;
+    Integer p = sticky.get(b.tp.topic());
+    if (p != null && p == b.tp.partition()) {
+      sticky.remove(b.tp.topic());
+    }
+  }
+
+  PartitionQueue queue(TopicPartition tp) {
+    PartitionQueue pq = partitions.get(tp);
+    if (pq == null) {
+      pq = new PartitionQueue(tp, new Backoff(config.retryBackoffMs, config.retryBackoffMaxMs));
+      partitions.put(tp, pq);
+      order.add(pq);
+    }
+    return pq;
+  }
+
+  private boolean sendable(PartitionQueue pq, long now) {
+    ProducerBatch head = pq.waiting.peekFirst();
+    if (head == null || pq.recovering || pq.inFlight.size() >= config.maxInFlightPerPartition
+        || now - pq.retryAtNanos < 0) {
+      return false;
+    }
+    return head.closed || pq.waiting.size() > 1 || flushing > 0 || closing
+        || now - head.createdNanos >= config.lingerMs * 1_000_000L;
+  }
+
+  /**
+   * Under the lock: the batches to send now, at most one per partition and about maxRequestSize
+   * bytes in all, moved to their partitions' in-flight queues with their sequence numbers.
+   */
+  List<ProducerBatch> drain(long now, boolean idempotent) {
+    List<ProducerBatch> out = new ArrayList<>();
+    int bytes = 0;
+    int n = order.size();
+    for (int i = 0; i < n; i++) {
+      PartitionQueue pq = order.get((drainStart + i) % n);
+      if (!sendable(pq, now)) {
+        continue;
+      }
+      ProducerBatch b = pq.waiting.peekFirst();
+      if (!out.isEmpty() && bytes + b.bytes > config.maxRequestSize) {
+        drainStart = (drainStart + i) % n; // the next request starts here, so no partition waits behind others
+        return out;
+      }
+      pq.waiting.pollFirst();
+      if (!b.closed) {
+        close(b);
+      }
+      if (idempotent) {
+        b.baseSequence = pq.nextSendSeq;
+        pq.nextSendSeq = PartitionQueue.addSequence(pq.nextSendSeq, b.count());
+      }
+      b.attempts++;
+      pq.inFlight.addLast(b);
+      bytes += b.bytes;
+      out.add(b);
+    }
+    drainStart = n == 0 ? 0 : (drainStart + 1) % n;
+    return out;
+  }
+
+  /** Under the lock: when the sender must look again at the latest (a linger or a retry ends). */
+  long nextDueNanos(long now, long atMostNanos) {
+    long due = now + atMostNanos;
+    for (PartitionQueue pq : order) {
+      ProducerBatch head = pq.waiting.peekFirst();
+      if (head == null || pq.recovering || pq.inFlight.size() >= config.maxInFlightPerPartition) {
+        continue; // an answer or the end of a recovery wakes the sender
+      }
+      boolean ready = head.closed || pq.waiting.size() > 1 || flushing > 0 || closing;
+      long lingerEnd = ready ? now : head.createdNanos + config.lingerMs * 1_000_000L;
+      due = Math.min(due, Math.max(lingerEnd, pq.retryAtNanos));
+    }
+    return due;
+  }
+
+  /**
+   * Under the lock: waiting batches older than the delivery timeout, taken out. (Batches in flight
+   * wait for their answer or the request timeout.)
+   */
+  List<ProducerBatch> expire(long now) {
+    List<ProducerBatch> out = new ArrayList<>();
+    long timeout = config.deliveryTimeoutMs * 1_000_000L;
+    for (PartitionQueue pq : order) {
+      while (!pq.waiting.isEmpty() && now - pq.waiting.peekFirst().createdNanos >= timeout) {
+        out.add(pq.waiting.pollFirst());
+      }
+    }
+    return out;
+  }
+
+  /** Under the lock: every batch not yet done, for flush. */
+  List<CompletableFuture<Void>> pendingBatches() {
+    List<CompletableFuture<Void>> out = new ArrayList<>();
+    for (PartitionQueue pq : order) {
+      pq.returned.forEach(b -> out.add(b.done));
+      pq.inFlight.forEach(b -> out.add(b.done));
+      pq.waiting.forEach(b -> out.add(b.done));
+    }
+    return out;
+  }
+
+  /** Under the lock: every batch not yet done, taken out (close and fatal errors fail them). */
+  List<ProducerBatch> takeAll() {
+    List<ProducerBatch> out = new ArrayList<>();
+    for (PartitionQueue pq : order) {
+      out.addAll(pq.returned);
+      out.addAll(pq.inFlight);
+      out.addAll(pq.waiting);
+      pq.returned.clear();
+      pq.inFlight.clear();
+      pq.waiting.clear();
+      pq.recovering = false;
+    }
+    return out;
+  }
+
+  /** Under the lock: a new producer epoch starts every partition's sequence at 0. */
+  void resetSequences() {
+    for (PartitionQueue pq : order) {
+      pq.ackedNextSeq = 0;
+      pq.nextSendSeq = 0;
+    }
+  }
+
+  List<PartitionQueue> partitionQueues() {
+    return order;
+  }
+
+  boolean anyInFlight() {
+    for (PartitionQueue pq : order) {
+      if (!pq.inFlight.isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

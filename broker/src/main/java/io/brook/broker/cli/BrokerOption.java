@@ -44,6 +44,15 @@ final class BrokerOption {
         .build();
   }
 
+  /** Builds a client config; invalid options are a usage error (exit 2), named as the client names them. */
+  static <T> T check(java.util.function.Supplier<T> build) {
+    try {
+      return build.get();
+    } catch (io.brook.client.errors.ConfigException e) {
+      throw new CliException(e.getMessage(), BrookCli.EXIT_USAGE);
+    }
+  }
+
   static void close(ManagedChannel channel) {
     channel.shutdown();
     try {

@@ -1,6 +1,9 @@
 package io.brook.broker.cli;
 
 import com.google.rpc.ErrorInfo;
+import io.brook.client.errors.BrokerUnavailableException;
+import io.brook.client.errors.BrookException;
+import io.brook.client.errors.BrookTimeoutException;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
@@ -10,6 +13,9 @@ import picocli.CommandLine;
 final class ClientErrors implements CommandLine.IExecutionExceptionHandler {
   @Override
   public int handleExecutionException(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+    if (e instanceof BrookException b) {
+      return report(cmd, b);
+    }
     Throwable t = e;
     while (!(t instanceof StatusRuntimeException) && t.getCause() != null) {
       t = t.getCause();
@@ -35,6 +41,17 @@ final class ClientErrors implements CommandLine.IExecutionExceptionHandler {
     }
     String reason = reason(s);
     cmd.getErr().println("brook: " + status.getDescription() + " (" + (reason.isEmpty() ? status.getCode() : reason) + ")");
+    return BrookCli.EXIT_REFUSED;
+  }
+
+  /** A typed error of the Java client: the broker could not be reached in time, or it refused. */
+  static int report(CommandLine cmd, BrookException e) {
+    if (e instanceof BrokerUnavailableException || e instanceof BrookTimeoutException) {
+      cmd.getErr().println("brook: cannot reach the broker at " + BrokerOption.current() + " (" + e.getMessage()
+          + "). Is it running? Start one with 'make run', or pass --broker host:port / set BROOK_BROKER.");
+      return BrookCli.EXIT_UNREACHABLE;
+    }
+    cmd.getErr().println("brook: " + e.getMessage() + " (" + e.reason() + ")");
     return BrookCli.EXIT_REFUSED;
   }
 

@@ -39,8 +39,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class BrookProducer<K, V> implements AutoCloseable {
   private static final AtomicInteger INSTANCES = new AtomicInteger();
-  /** A record's bytes in a request beyond its own: field tag and length. */
-  private static final int RECORD_OVERHEAD = 8;
   /** Room in a request for everything but the records (topic name, ids, framing). */
   private static final int REQUEST_OVERHEAD = 512;
 
@@ -83,7 +81,7 @@ public final class BrookProducer<K, V> implements AutoCloseable {
     byte[] key = keySerializer.serialize(record.topic(), record.key());
     byte[] value = valueSerializer.serialize(record.topic(), record.value());
     Record wire = RecordConversion.toProto(key, value, record.headers(), record.timestampMs());
-    int size = wire.getSerializedSize() + RECORD_OVERHEAD;
+    int size = ProducerBatch.sizeOf(wire);
     if (size > config.maxRequestSize - REQUEST_OVERHEAD || size > config.bufferMemory) {
       return CompletableFuture.failedFuture(new RecordTooLargeException("RECORD_TOO_LARGE", "a record of " + size
           + " bytes is larger than maxRequestSize (" + config.maxRequestSize + ") or bufferMemory ("

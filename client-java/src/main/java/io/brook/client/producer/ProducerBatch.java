@@ -42,6 +42,32 @@ final class ProducerBatch {
     return records.size();
   }
 
+  /**
+   * Two batches with the first and second half of the records, for a batch the broker refused as
+   * too large: halving again and again leaves the record at fault alone, and the others go through.
+   * This batch is done when both halves are.
+   */
+  List<ProducerBatch> split() {
+    int half = records.size() / 2;
+    ProducerBatch first = new ProducerBatch(tp, createdNanos);
+    ProducerBatch second = new ProducerBatch(tp, createdNanos);
+    for (int i = 0; i < records.size(); i++) {
+      Record r = records.get(i);
+      (i < half ? first : second).add(r, sizeOf(r), futures.get(i));
+    }
+    int moved = first.bytes + second.bytes;
+    second.bytes += bytes - moved; // the buffer accounting stays exact whatever sizeOf says
+    first.attempts = attempts;
+    second.attempts = attempts;
+    CompletableFuture.allOf(first.done, second.done).thenRun(() -> done.complete(null));
+    return List.of(first, second);
+  }
+
+  /** A record's bytes in the buffer and in a request: the record and its field tag and length. */
+  static int sizeOf(Record r) {
+    return r.getSerializedSize() + 8;
+  }
+
   void succeed(long baseOffset, long appendTimeMs) {
     for (int i = 0; i < records.size(); i++) {
       Record r = records.get(i);

@@ -270,6 +270,7 @@ final class Sender implements Runnable {
       if (config.idempotence) {
         pq.ackedNextSeq = PartitionQueue.addSequence(b.baseSequence, b.count());
       }
+      pq.retryBackoff.reset();
       completions.add(() -> {
         b.succeed(r.getBaseOffset(), r.getAppendTimeMs());
         buffer.release(b.bytes);
@@ -285,6 +286,14 @@ final class Sender implements Runnable {
         case ERROR_CODE_OUT_OF_ORDER_SEQUENCE -> {
           if (pq.recovering) {
             retry(pq, b);
+          } else {
+            failLater(pq, b, error, completions);
+          }
+        }
+        case ERROR_CODE_RECORD_TOO_LARGE, ERROR_CODE_BATCH_TOO_LARGE -> {
+          if (b.count() > 1) {
+            pq.recovering = true; // not written: the halves go first again, with fresh sequence numbers
+            pq.returned.addAll(b.split());
           } else {
             failLater(pq, b, error, completions);
           }

@@ -182,7 +182,8 @@ class ProducerIT {
   void aRecordTheBrokerRefusesFailsAloneAndTheRecordsAroundItAreWritten() throws Exception {
     wire.create("too-large", 1, Map.of("max.message.bytes", "2000"));
     List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
-    try (BrookProducer<String, String> producer = producer(config().batchSize(1).lingerMs(0))) {
+    // One batch of 50: the broker refuses it whole, the producer halves it until the large record is alone.
+    try (BrookProducer<String, String> producer = producer(config().batchSize(1 << 20).lingerMs(200))) {
       for (int i = 0; i < 50; i++) {
         String value = i == 20 ? "x".repeat(5000) : "small-" + i;
         futures.add(producer.send(new ProducerRecord<>("too-large", 0, null, value)));
@@ -200,6 +201,31 @@ class ProducerIT {
       }
     }
     assertThat(stored).isEqualTo(expected);
+  }
+
+  @Test
+  void withPipelinedSingleRecordBatchesARefusedOneLeavesNoSequenceGap() throws Exception {
+    wire.create("too-large-pipelined", 1, Map.of("max.message.bytes", "2000"));
+    List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+    try (BrookProducer<String, String> producer = producer(config().batchSize(1).lingerMs(0))) {
+      for (int i = 0; i < 50; i++) {
+        futures.add(producer.send(new ProducerRecord<>("too-large-pipelined", 0, null,
+            i % 10 == 5 ? "x".repeat(5000) : "small-" + i)));
+      }
+      producer.flush();
+    }
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      if (i % 10 == 5) {
+        int index = i;
+        assertThatThrownBy(() -> futures.get(index).get()).cause().isInstanceOf(RecordTooLargeException.class);
+      } else {
+        expected.add("small-" + i);
+        assertThat(futures.get(i).get().offset()).isEqualTo(expected.size() - 1);
+      }
+    }
+    assertThat(wire.readAll("too-large-pipelined", 0).stream().map(r -> text(r.getValue())).toList())
+        .isEqualTo(expected);
   }
 
   @Test

@@ -23,6 +23,8 @@ run() { # label size records batch
   java -cp perf/target/brook-perf.jar io.brook.perf.ClientPerf --broker "127.0.0.1:$port" --topic "t-$2-$4" \
     --record-size "$2" --records "$3" --batch-size "$4" --linger-ms 5 ${CLIENT_PERF_ARGS:-}
 }
+echo "-- reference: the raw stub driver (no client), batches of 1000 records, 8 in flight"
+java -cp perf/target/brook-perf.jar io.brook.perf.ProduceDriver "127.0.0.1:$port" "$records" 100
 run "100 B, Kafka's default batch" 100 "$records" 16384
 run "100 B, 256 KiB batches" 100 "$records" 262144
 run "1 KiB, Kafka's default batch" 1024 $((records / 5)) 16384

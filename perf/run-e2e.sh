@@ -9,11 +9,9 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 ./mvnw -B -q -DskipTests package
 work="$(mktemp -d)"
-port="$(free_port)"
-bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" >"$work/broker.log" 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT
-wait_ready "$work/broker.log" $pid
+trap 'kill "${BROKER_PID:-}" 2>/dev/null; wait "${BROKER_PID:-}" 2>/dev/null; rm -rf "$work"' EXIT
+start_broker "$work"
+port=$BROKER_PORT
 echo "== machine: $(nproc) cores, $(java -version 2>&1 | head -1); load: $(uptime | sed 's/.*load/load/')"
 java -cp perf/target/brook-perf.jar io.brook.perf.ProduceDriver "127.0.0.1:$port" "${@:-1000000}"
 export BROOK_BROKER="127.0.0.1:$port"

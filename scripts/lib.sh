@@ -19,3 +19,14 @@ wait_ready() {
   cat "$log" >&2
   return 1
 }
+
+# start_broker DIR [ARGS...]: starts bin/brook broker on DIR/data and a free loopback port, logging
+# to DIR/broker.log, and waits until it is ready. Sets BROKER_PID and BROKER_PORT; the caller stops it.
+start_broker() {
+  local dir=$1
+  shift
+  BROKER_PORT="$(free_port)"
+  bin/brook broker --data-dir "$dir/data" --grpc-listen "127.0.0.1:$BROKER_PORT" "$@" >"$dir/broker.log" 2>&1 &
+  BROKER_PID=$!
+  wait_ready "$dir/broker.log" "$BROKER_PID"
+}

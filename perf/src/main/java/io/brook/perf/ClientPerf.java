@@ -11,6 +11,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.Callable;
@@ -66,8 +67,8 @@ public final class ClientPerf implements Callable<Integer> {
     byte[] payload = new byte[recordSize];
     new Random(42).nextBytes(payload);
     Recorder latencies = new Recorder(TimeUnit.MINUTES.toMicros(5), 3);
-    ProducerConfig config = ProducerConfig.builder().broker(broker).batchSize(batchSize).lingerMs(lingerMs)
-        .bufferMemory(bufferMemory).idempotence(idempotence).build();
+    ProducerConfig config = ProducerConfig.builder().broker(broker).batchSize(batchSize)
+        .linger(Duration.ofMillis(lingerMs))        .bufferMemory(bufferMemory).idempotence(idempotence).build();
     long start;
     long end;
     CompletableFuture<RecordMetadata> last = null;

@@ -12,6 +12,7 @@ import io.brook.client.producer.ProducerRecord;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -67,8 +68,8 @@ final class ProduceCommand implements Callable<Integer> {
     List<Header> recordHeaders = new ArrayList<>();
     headers.forEach((k, v) -> recordHeaders.add(Header.of(k, v)));
     ProducerConfig config = BrokerOption.check(() -> ProducerConfig.builder().broker(BrokerOption.current())
-        .clientId("brook-cli").maxBlockMs(5_000).batchSize(batchSize).lingerMs(lingerMs).maxInFlightPerPartition(maxInFlight)
-        .durability(level).idempotence(!noIdempotence).build());
+        .clientId("brook-cli").maxBlock(Duration.ofSeconds(5)).batchSize(batchSize).linger(Duration.ofMillis(lingerMs))
+        .maxInFlightPerPartition(maxInFlight)        .durability(level).idempotence(!noIdempotence).build());
 
     AtomicLong refused = new AtomicLong();
     AtomicReference<BrookException> firstRefusal = new AtomicReference<>();

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Sends records to Brook, like Kafka's producer. Thread-safe: share one producer between threads.
  *
  * <p>{@link #send} puts the record in its partition's batch and returns at once; a batch goes out
- * when it holds {@code batchSize} bytes or has waited {@code lingerMs}, together with the due
+ * when it holds {@code batchSize} bytes or has waited {@code linger}, together with the due
  * batches of other partitions, on one pipelined produce stream (at most
  * {@code maxInFlightPerPartition} batches per partition unanswered). The returned future completes
  * with the record's offset, or fails with a typed {@link BrookException}. Futures complete on the
@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>By default the producer is idempotent: it sends with a producer id and per-partition
  * sequence numbers, retries transient failures (the broker restarting, a full disk) until
- * {@code deliveryTimeoutMs}, and the broker drops a retried batch it wrote before, so a retry never
+ * {@code deliveryTimeout}, and the broker drops a retried batch it wrote before, so a retry never
  * duplicates a record and records of a partition stay in send order.
  */
 public final class BrookProducer<K, V> implements AutoCloseable {
@@ -70,7 +70,7 @@ public final class BrookProducer<K, V> implements AutoCloseable {
 
   /**
    * Queues the record and returns its future. Blocks only while the buffer is full or the topic's
-   * partition count is being read, each up to {@code maxBlockMs}; throws BufferExhaustedException
+   * partition count is being read, each up to {@code maxBlock}; throws BufferExhaustedException
    * when the buffer stayed full, ClientClosedException after close. Whatever the broker answers
    * (an unknown topic, a record too large, a timeout) fails the future instead.
    */
@@ -145,7 +145,7 @@ public final class BrookProducer<K, V> implements AutoCloseable {
     try {
       if (!buffer.tryAcquire(size, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
         throw new BufferExhaustedException("BUFFER_EXHAUSTED", "no room for a record of " + size + " bytes in "
-            + "bufferMemory (" + config.bufferMemory + " bytes) within maxBlockMs (" + config.maxBlockMs + " ms): "
+            + "bufferMemory (" + config.bufferMemory + " bytes) within maxBlock (" + config.maxBlockMs + " ms): "
             + "records are sent faster than the broker at " + connection.address() + " takes them");
       }
     } catch (InterruptedException e) {

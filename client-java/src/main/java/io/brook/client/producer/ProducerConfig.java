@@ -4,6 +4,7 @@ import io.brook.client.Durability;
 import io.brook.client.internal.Connection;
 import io.brook.client.internal.Problems;
 import io.grpc.ManagedChannel;
+import java.time.Duration;
 
 /**
  * A producer's settings. The names follow Kafka's producer configs (in brackets) so that a Kafka
@@ -34,24 +35,24 @@ public final class ProducerConfig {
     String address = b.channel == null ? Connection.checkAddress(b.broker) : null;
     p.check(address == null, "broker", address, b.broker);
     p.atLeast("batchSize", b.batchSize, 1)
-        .between("lingerMs", b.lingerMs, 0, 3_600_000)
+        .betweenMs("linger", b.lingerMs, 0, 3_600_000)
         .between("bufferMemory", b.bufferMemory, 1024, Integer.MAX_VALUE)
-        .atLeast("maxBlockMs", b.maxBlockMs, 0)
-        .atLeast("requestTimeoutMs", b.requestTimeoutMs, 1)
-        .check(b.deliveryTimeoutMs >= b.lingerMs + b.requestTimeoutMs, "deliveryTimeoutMs",
-            "must be >= lingerMs + requestTimeoutMs (" + (b.lingerMs + b.requestTimeoutMs) + ")", b.deliveryTimeoutMs)
-        .atLeast("retryBackoffMs", b.retryBackoffMs, 1)
-        .check(b.retryBackoffMaxMs >= b.retryBackoffMs, "retryBackoffMaxMs", "must be >= retryBackoffMs",
+        .atLeastMs("maxBlock", b.maxBlockMs, 0)
+        .atLeastMs("requestTimeout", b.requestTimeoutMs, 1)
+        .check(b.deliveryTimeoutMs >= b.lingerMs + b.requestTimeoutMs, "deliveryTimeout",
+            "must be >= linger + requestTimeoutMs (" + (b.lingerMs + b.requestTimeoutMs) + ")", b.deliveryTimeoutMs)
+        .atLeastMs("retryBackoff", b.retryBackoffMs, 1)
+        .check(b.retryBackoffMaxMs >= b.retryBackoffMs, "retryBackoffMax", "must be >= retryBackoff",
             b.retryBackoffMaxMs)
-        .atLeast("reconnectBackoffMs", b.reconnectBackoffMs, 1)
-        .check(b.reconnectBackoffMaxMs >= b.reconnectBackoffMs, "reconnectBackoffMaxMs",
-            "must be >= reconnectBackoffMs", b.reconnectBackoffMaxMs)
+        .atLeastMs("reconnectBackoff", b.reconnectBackoffMs, 1)
+        .check(b.reconnectBackoffMaxMs >= b.reconnectBackoffMs, "reconnectBackoffMax",
+            "must be >= reconnectBackoff", b.reconnectBackoffMaxMs)
         .check(b.maxInFlightPerPartition >= 1 && (!b.idempotence || b.maxInFlightPerPartition <= 5),
             "maxInFlightPerPartition", b.idempotence ? "must be in [1, 5] with idempotence (the broker remembers the "
                 + "last 5 batches per producer and partition)" : "must be >= 1", b.maxInFlightPerPartition)
         .present("durability", b.durability)
         .atLeast("maxRequestSize", b.maxRequestSize, 1024)
-        .atLeast("metadataMaxAgeMs", b.metadataMaxAgeMs, 0)
+        .atLeastMs("metadataMaxAge", b.metadataMaxAgeMs, 0)
         .throwIfAny();
     broker = b.broker;
     channel = b.channel;
@@ -125,8 +126,8 @@ public final class ProducerConfig {
     }
 
     /** How long a batch that is not full waits for more records ({@code linger.ms}, 5). */
-    public Builder lingerMs(long ms) {
-      this.lingerMs = ms;
+    public Builder linger(Duration d) {
+      this.lingerMs = millis(d);
       return this;
     }
 
@@ -140,8 +141,8 @@ public final class ProducerConfig {
     }
 
     /** How long {@code send} may block for buffer space or topic metadata ({@code max.block.ms}, 60000). */
-    public Builder maxBlockMs(long ms) {
-      this.maxBlockMs = ms;
+    public Builder maxBlock(Duration d) {
+      this.maxBlockMs = millis(d);
       return this;
     }
 
@@ -149,38 +150,38 @@ public final class ProducerConfig {
      * Upper bound on the time from {@code send} to its answer, retries included
      * ({@code delivery.timeout.ms}, 120000); then the record fails with BrookTimeoutException.
      */
-    public Builder deliveryTimeoutMs(long ms) {
-      this.deliveryTimeoutMs = ms;
+    public Builder deliveryTimeout(Duration d) {
+      this.deliveryTimeoutMs = millis(d);
       return this;
     }
 
     /** How long the broker may take to answer a request before the stream is reopened ({@code request.timeout.ms}, 30000). */
-    public Builder requestTimeoutMs(long ms) {
-      this.requestTimeoutMs = ms;
+    public Builder requestTimeout(Duration d) {
+      this.requestTimeoutMs = millis(d);
       return this;
     }
 
     /** Wait before retrying a batch that failed transiently, doubling up to the max ({@code retry.backoff.ms}, 100). */
-    public Builder retryBackoffMs(long ms) {
-      this.retryBackoffMs = ms;
+    public Builder retryBackoff(Duration d) {
+      this.retryBackoffMs = millis(d);
       return this;
     }
 
     /** ({@code retry.backoff.max.ms}, 1000) */
-    public Builder retryBackoffMaxMs(long ms) {
-      this.retryBackoffMaxMs = ms;
+    public Builder retryBackoffMax(Duration d) {
+      this.retryBackoffMaxMs = millis(d);
       return this;
     }
 
     /** Wait before reopening the stream after the broker went away, doubling up to the max ({@code reconnect.backoff.ms}, 50). */
-    public Builder reconnectBackoffMs(long ms) {
-      this.reconnectBackoffMs = ms;
+    public Builder reconnectBackoff(Duration d) {
+      this.reconnectBackoffMs = millis(d);
       return this;
     }
 
     /** ({@code reconnect.backoff.max.ms}, 1000) */
-    public Builder reconnectBackoffMaxMs(long ms) {
-      this.reconnectBackoffMaxMs = ms;
+    public Builder reconnectBackoffMax(Duration d) {
+      this.reconnectBackoffMaxMs = millis(d);
       return this;
     }
 
@@ -216,9 +217,21 @@ public final class ProducerConfig {
     }
 
     /** How long a topic's partition count is trusted before it is read again ({@code metadata.max.age.ms}, 300000). */
-    public Builder metadataMaxAgeMs(long ms) {
-      this.metadataMaxAgeMs = ms;
+    public Builder metadataMaxAge(Duration d) {
+      this.metadataMaxAgeMs = millis(d);
       return this;
+    }
+
+    /** A duration in ms; null counts as invalid (-1), a huge one as the largest long. */
+    private static long millis(Duration d) {
+      if (d == null) {
+        return -1;
+      }
+      try {
+        return d.toMillis();
+      } catch (ArithmeticException e) {
+        return Long.MAX_VALUE;
+      }
     }
 
     public ProducerConfig build() {

@@ -139,11 +139,11 @@ final class Sender implements Runnable {
         acc.lock.unlock();
       }
       for (ProducerBatch b : expired) {
-        fail(b, new BrookTimeoutException("DELIVERY_TIMEOUT", "record not answered within deliveryTimeoutMs ("
+        fail(b, new BrookTimeoutException("DELIVERY_TIMEOUT", "record not answered within deliveryTimeout ("
             + config.deliveryTimeoutMs + " ms) for " + b.tp + " (broker at " + address + ")"));
       }
       if (toCancel != null) {
-        toCancel.requests.cancel("no answer within requestTimeoutMs (" + config.requestTimeoutMs + " ms)", null);
+        toCancel.requests.cancel("no answer within requestTimeout (" + config.requestTimeoutMs + " ms)", null);
       }
       if (init) {
         initProducer();

@@ -55,7 +55,7 @@ final class TopicMetadata {
         long pause = backoff.nextDelayMs() * 1_000_000L;
         if (System.nanoTime() + pause - deadlineNanos > 0) {
           throw error instanceof BrokerUnavailableException
-              ? new BrookTimeoutException("TIMEOUT", "no partition count for topic " + topic + " within maxBlockMs ("
+              ? new BrookTimeoutException("TIMEOUT", "no partition count for topic " + topic + " within maxBlock ("
                   + config.maxBlockMs + " ms): " + error.getMessage(), error)
               : error;
         }

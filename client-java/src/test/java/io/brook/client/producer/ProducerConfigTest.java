@@ -1,9 +1,11 @@
 package io.brook.client.producer;
 
+import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brook.client.errors.ConfigException;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class ProducerConfigTest {
@@ -21,15 +23,21 @@ class ProducerConfigTest {
 
   @Test
   void oneExceptionNamesEveryInvalidOption() {
-    assertThatThrownBy(() -> ProducerConfig.builder().broker("nohost").batchSize(0).lingerMs(-1)
-        .maxInFlightPerPartition(6).deliveryTimeoutMs(10).durability(null).build())
+    assertThatThrownBy(() -> ProducerConfig.builder().broker("nohost").batchSize(0).linger(Duration.ofMillis(-1))
+        .maxInFlightPerPartition(6).deliveryTimeout(Duration.ofMillis(10)).durability(null).build())
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("broker must be host:port (got nohost)")
         .hasMessageContaining("batchSize must be >= 1 (got 0)")
-        .hasMessageContaining("lingerMs must be in [0, 3600000] (got -1)")
+        .hasMessageContaining("linger must be in [0, 3600000] ms (got nothing or negative)")
         .hasMessageContaining("maxInFlightPerPartition must be in [1, 5] with idempotence")
-        .hasMessageContaining("deliveryTimeoutMs must be >= lingerMs + requestTimeoutMs")
+        .hasMessageContaining("deliveryTimeout must be >= linger + requestTimeout")
         .hasMessageContaining("durability is required");
+  }
+
+  @Test
+  void aMissingDurationIsNamed() {
+    assertThatThrownBy(() -> ProducerConfig.builder().maxBlock(null).build())
+        .hasMessageContaining("maxBlock must be >= 0 ms (got nothing or negative)");
   }
 
   @Test

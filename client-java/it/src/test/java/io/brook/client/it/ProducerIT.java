@@ -106,7 +106,7 @@ class ProducerIT {
     wire.create("threads", 4, Map.of());
     int threads = 8;
     int perThread = 5_000;
-    try (BrookProducer<String, String> producer = producer(config().lingerMs(2))) {
+    try (BrookProducer<String, String> producer = producer(config().linger(Duration.ofMillis(2)))) {
       ExecutorService pool = Executors.newFixedThreadPool(threads);
       List<Future<List<CompletableFuture<RecordMetadata>>>> results = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
@@ -148,7 +148,8 @@ class ProducerIT {
       int count = 30_000;
       List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
       try (BrookProducer<String, String> producer = new BrookProducer<>(ProducerConfig.builder()
-          .broker(own.address()).lingerMs(1).build(), Serdes.stringSerializer(), Serdes.stringSerializer())) {
+          .broker(own.address()).linger(Duration.ofMillis(1)).build(), Serdes.stringSerializer(),
+          Serdes.stringSerializer())) {
         for (int i = 0; i < count; i++) {
           futures.add(producer.send(new ProducerRecord<>("survive", "k" + (i % 7), "r" + i)));
           if (i == count / 3) {
@@ -183,7 +184,8 @@ class ProducerIT {
     wire.create("too-large", 1, Map.of("max.message.bytes", "2000"));
     List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
     // One batch of 50: the broker refuses it whole, the producer halves it until the large record is alone.
-    try (BrookProducer<String, String> producer = producer(config().batchSize(1 << 20).lingerMs(200))) {
+    try (BrookProducer<String, String> producer =
+        producer(config().batchSize(1 << 20).linger(Duration.ofMillis(200)))) {
       for (int i = 0; i < 50; i++) {
         String value = i == 20 ? "x".repeat(5000) : "small-" + i;
         futures.add(producer.send(new ProducerRecord<>("too-large", 0, null, value)));
@@ -207,7 +209,7 @@ class ProducerIT {
   void withPipelinedSingleRecordBatchesARefusedOneLeavesNoSequenceGap() throws Exception {
     wire.create("too-large-pipelined", 1, Map.of("max.message.bytes", "2000"));
     List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
-    try (BrookProducer<String, String> producer = producer(config().batchSize(1).lingerMs(0))) {
+    try (BrookProducer<String, String> producer = producer(config().batchSize(1).linger(Duration.ofMillis(0)))) {
       for (int i = 0; i < 50; i++) {
         futures.add(producer.send(new ProducerRecord<>("too-large-pipelined", 0, null,
             i % 10 == 5 ? "x".repeat(5000) : "small-" + i)));
@@ -258,7 +260,7 @@ class ProducerIT {
     try (BrokerProcess own = BrokerProcess.start(data)) {
       new RawWire(own.channel()).create("paused", 1, Map.of());
       try (BrookProducer<String, String> producer = new BrookProducer<>(ProducerConfig.builder()
-          .broker(own.address()).bufferMemory(64 * 1024).maxBlockMs(300).build(),
+          .broker(own.address()).bufferMemory(64 * 1024).maxBlock(Duration.ofMillis(300)).build(),
           Serdes.stringSerializer(), Serdes.stringSerializer())) {
         producer.sendSync(new ProducerRecord<>("paused", "before")); // the partition count is known from here on
         signal(own.pid(), "STOP");

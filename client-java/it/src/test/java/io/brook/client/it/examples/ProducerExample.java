@@ -5,6 +5,7 @@ import io.brook.client.producer.BrookProducer;
 import io.brook.client.producer.ProducerConfig;
 import io.brook.client.producer.ProducerRecord;
 import io.brook.client.producer.RecordMetadata;
+import java.time.Duration;
 
 /** docs/CLIENTS.md's producer example; ExamplesIT runs it against a real broker. Needs topic "orders". */
 public final class ProducerExample {
@@ -12,8 +13,8 @@ public final class ProducerExample {
     String broker = args.length > 0 ? args[0] : "localhost:7070";
     ProducerConfig config = ProducerConfig.builder()
         .broker(broker)
-        .lingerMs(5)          // wait up to 5 ms to fill a batch
-        .build();             // idempotent by default: retries never duplicate
+        .linger(Duration.ofMillis(5)) // wait up to 5 ms to fill a batch
+        .build();                     // idempotent by default: retries never duplicate
     try (BrookProducer<String, String> producer =
         new BrookProducer<>(config, Serdes.stringSerializer(), Serdes.stringSerializer())) {
       // Asynchronous: send returns a CompletableFuture<RecordMetadata>.

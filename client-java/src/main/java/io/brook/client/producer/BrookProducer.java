@@ -8,9 +8,7 @@ import io.brook.client.errors.ClientClosedException;
 import io.brook.client.errors.RecordTooLargeException;
 import io.brook.client.errors.UnknownPartitionException;
 import io.brook.client.internal.Connection;
-import io.brook.client.internal.RecordConversion;
 import io.brook.protocol.Partitioner;
-import io.brook.protocol.v1.Record;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -80,8 +78,8 @@ public final class BrookProducer<K, V> implements AutoCloseable {
     long deadline = System.nanoTime() + config.maxBlockMs * 1_000_000L;
     byte[] key = keySerializer.serialize(record.topic(), record.key());
     byte[] value = valueSerializer.serialize(record.topic(), record.value());
-    Record wire = RecordConversion.toProto(key, value, record.headers(), record.timestampMs());
-    int size = ProducerBatch.sizeOf(wire);
+    int recordSize = RecordEncoding.recordSize(key, value, record.headers(), record.timestampMs());
+    int size = RecordEncoding.elementSize(recordSize);
     if (size > config.maxRequestSize - REQUEST_OVERHEAD || size > config.bufferMemory) {
       return CompletableFuture.failedFuture(new RecordTooLargeException("RECORD_TOO_LARGE", "a record of " + size
           + " bytes is larger than maxRequestSize (" + config.maxRequestSize + ") or bufferMemory ("
@@ -102,7 +100,8 @@ public final class BrookProducer<K, V> implements AutoCloseable {
         ensureOpen();
       }
       int p = partition >= 0 ? partition : accumulator.stickyPartition(record.topic(), -partition - 1);
-      if (accumulator.append(new TopicPartition(record.topic(), p), wire, size, future, System.nanoTime())) {
+      if (accumulator.append(new TopicPartition(record.topic(), p), recordSize, key, value, record.headers(),
+          record.timestampMs(), future, System.nanoTime())) {
         accumulator.wake.signal();
       }
     } finally {

@@ -1,21 +1,21 @@
 package io.brook.client.producer;
 
+import io.brook.client.Header;
 import io.brook.client.TopicPartition;
 import io.brook.client.errors.BrookException;
-import io.brook.protocol.v1.Record;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Records for one partition that travel together, with a future per record. Guarded by the
- * accumulator's lock until it completes; completing runs outside that lock, because it runs the
- * application's callbacks.
+ * Records for one partition that travel together, encoded for the wire, with a future per record.
+ * Guarded by the accumulator's lock until it completes; completing runs outside that lock, because
+ * it runs the application's callbacks.
  */
 final class ProducerBatch {
   final TopicPartition tp;
   final long createdNanos;
-  final List<Record> records = new ArrayList<>();
+  final EncodedRecords records;
   final List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
   /** Done when every record's future is: what flush and close wait for. */
   final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -27,19 +27,25 @@ final class ProducerBatch {
   int attempts;
   int baseSequence;
 
-  ProducerBatch(TopicPartition tp, long createdNanos) {
-    this.tp = tp;
-    this.createdNanos = createdNanos;
+  ProducerBatch(TopicPartition tp, long createdNanos, int initialBytes) {
+    this(tp, createdNanos, new EncodedRecords(initialBytes));
   }
 
-  void add(Record record, int size, CompletableFuture<RecordMetadata> future) {
-    records.add(record);
+  private ProducerBatch(TopicPartition tp, long createdNanos, EncodedRecords records) {
+    this.tp = tp;
+    this.createdNanos = createdNanos;
+    this.records = records;
+  }
+
+  void add(int recordSize, byte[] key, byte[] value, List<Header> headers, Long timestampMs,
+      CompletableFuture<RecordMetadata> future) {
+    records.append(recordSize, key, value, headers, timestampMs);
     futures.add(future);
-    bytes += size;
+    bytes += RecordEncoding.elementSize(recordSize);
   }
 
   int count() {
-    return records.size();
+    return records.count();
   }
 
   /**
@@ -48,30 +54,23 @@ final class ProducerBatch {
    * This batch is done when both halves are.
    */
   List<ProducerBatch> split() {
-    int half = records.size() / 2;
-    ProducerBatch first = new ProducerBatch(tp, createdNanos);
-    ProducerBatch second = new ProducerBatch(tp, createdNanos);
-    for (int i = 0; i < records.size(); i++) {
-      Record r = records.get(i);
-      (i < half ? first : second).add(r, sizeOf(r), futures.get(i));
-    }
-    int moved = first.bytes + second.bytes;
-    second.bytes += bytes - moved; // the buffer accounting stays exact whatever sizeOf says
+    int half = count() / 2;
+    ProducerBatch first = new ProducerBatch(tp, createdNanos, records.slice(0, half));
+    ProducerBatch second = new ProducerBatch(tp, createdNanos, records.slice(half, count()));
+    first.futures.addAll(futures.subList(0, half));
+    second.futures.addAll(futures.subList(half, count()));
+    first.bytes = first.records.length();
+    second.bytes = bytes - first.bytes;
     first.attempts = attempts;
     second.attempts = attempts;
     CompletableFuture.allOf(first.done, second.done).thenRun(() -> done.complete(null));
     return List.of(first, second);
   }
 
-  /** A record's bytes in the buffer and in a request: the record and its field tag and length. */
-  static int sizeOf(Record r) {
-    return r.getSerializedSize() + 8;
-  }
-
   void succeed(long baseOffset, long appendTimeMs) {
-    for (int i = 0; i < records.size(); i++) {
-      Record r = records.get(i);
-      long timestamp = r.hasTimestampMs() ? r.getTimestampMs() : appendTimeMs;
+    for (int i = 0; i < futures.size(); i++) {
+      long own = records.timestamp(i);
+      long timestamp = own == EncodedRecords.NO_TIMESTAMP ? appendTimeMs : own;
       futures.get(i).complete(new RecordMetadata(tp.topic(), tp.partition(), baseOffset + i, timestamp, appendTimeMs));
     }
     done.complete(null);

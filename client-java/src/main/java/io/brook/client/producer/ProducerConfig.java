@@ -155,7 +155,10 @@ public final class ProducerConfig {
       return this;
     }
 
-    /** How long the broker may take to answer a request before the stream is reopened ({@code request.timeout.ms}, 30000). */
+    /**
+     * How long the broker may take to answer a request before the stream is reopened and its
+     * batches sent again ({@code request.timeout.ms}, 30000).
+     */
     public Builder requestTimeout(Duration d) {
       this.requestTimeoutMs = millis(d);
       return this;
@@ -173,7 +176,10 @@ public final class ProducerConfig {
       return this;
     }
 
-    /** Wait before reopening the stream after the broker went away, doubling up to the max ({@code reconnect.backoff.ms}, 50). */
+    /**
+     * Wait before opening a new stream after the broker went away, doubling up to the max
+     * ({@code reconnect.backoff.ms}, 50).
+     */
     public Builder reconnectBackoff(Duration d) {
       this.reconnectBackoffMs = millis(d);
       return this;

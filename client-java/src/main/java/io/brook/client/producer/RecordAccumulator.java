@@ -1,8 +1,8 @@
 package io.brook.client.producer;
 
+import io.brook.client.Header;
 import io.brook.client.TopicPartition;
 import io.brook.client.internal.Backoff;
-import io.brook.protocol.v1.Record;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -34,20 +34,22 @@ final class RecordAccumulator {
   }
 
   /** Under the lock. Returns whether the sender should look now (a batch filled up or a new one began). */
-  boolean append(TopicPartition tp, Record record, int size, CompletableFuture<RecordMetadata> future, long now) {
+  boolean append(TopicPartition tp, int recordSize, byte[] key, byte[] value, List<Header> headers, Long timestampMs,
+      CompletableFuture<RecordMetadata> future, long now) {
     PartitionQueue pq = queue(tp);
     ProducerBatch open = pq.openBatch();
     boolean fresh = false;
+    int size = RecordEncoding.elementSize(recordSize);
     if (open != null && open.count() > 0 && open.bytes + size > config.batchSize) {
       close(open);
       open = null;
     }
     if (open == null) {
-      open = new ProducerBatch(tp, now);
+      open = new ProducerBatch(tp, now, Math.min(config.batchSize, Math.max(size, 1024)));
       pq.waiting.addLast(open);
       fresh = true;
     }
-    open.add(record, size, future);
+    open.add(recordSize, key, value, headers, timestampMs, future);
     if (open.bytes >= config.batchSize) {
       close(open);
       return true;

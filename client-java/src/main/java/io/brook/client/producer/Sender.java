@@ -9,11 +9,8 @@ import io.brook.protocol.v1.Durability;
 import io.brook.protocol.v1.ErrorCode;
 import io.brook.protocol.v1.InitProducerRequest;
 import io.brook.protocol.v1.InitProducerResponse;
-import io.brook.protocol.v1.ProduceBatch;
-import io.brook.protocol.v1.ProduceRequest;
 import io.brook.protocol.v1.ProduceResult;
 import io.brook.protocol.v1.ProduceServiceGrpc;
-import io.brook.protocol.v1.ProduceStreamRequest;
 import io.brook.protocol.v1.ProduceStreamResponse;
 import io.grpc.Channel;
 import io.grpc.Status;
@@ -49,7 +46,7 @@ final class Sender implements Runnable {
   private final RecordAccumulator acc;
   private final TopicMetadata metadata;
   private final Semaphore buffer;
-  private final ProduceServiceGrpc.ProduceServiceStub async;
+  private final Channel channel;
   private final ProduceServiceGrpc.ProduceServiceBlockingStub blocking;
   private final Durability durability;
   private final String address;
@@ -73,7 +70,7 @@ final class Sender implements Runnable {
     this.acc = acc;
     this.metadata = metadata;
     this.buffer = buffer;
-    this.async = ProduceServiceGrpc.newStub(channel);
+    this.channel = channel;
     this.blocking = ProduceServiceGrpc.newBlockingStub(channel);
     this.durability = config.durability == io.brook.client.Durability.SYNCED
         ? Durability.DURABILITY_SYNCED : Durability.DURABILITY_WRITTEN;
@@ -114,7 +111,7 @@ final class Sender implements Runnable {
           if (!batches.isEmpty()) {
             if (stream == null) {
               stream = new StreamHandler();
-              async.produceStream(stream);
+              RawProduceStream.open(channel, stream);
             }
             sent.add(new SentRequest(batches, now));
             target = stream;
@@ -184,27 +181,19 @@ final class Sender implements Runnable {
     }
   }
 
-  private ProduceStreamRequest request(List<ProducerBatch> batches) {
-    ProduceRequest.Builder request = ProduceRequest.newBuilder().setDurability(durability);
+  private byte[] request(List<ProducerBatch> batches) {
     long id;
+    long pid;
+    int epoch;
     acc.lock.lock();
     try {
-      if (config.idempotence) {
-        request.setProducerId(producerId).setProducerEpoch(producerEpoch);
-      }
       id = nextCorrelationId++;
+      pid = config.idempotence ? producerId : -1;
+      epoch = producerEpoch;
     } finally {
       acc.lock.unlock();
     }
-    for (ProducerBatch b : batches) {
-      ProduceBatch.Builder batch = ProduceBatch.newBuilder().setTopic(b.tp.topic()).setPartition(b.tp.partition())
-          .addAllRecords(b.records);
-      if (config.idempotence) {
-        batch.setBaseSequence(b.baseSequence);
-      }
-      request.addBatches(batch);
-    }
-    return ProduceStreamRequest.newBuilder().setCorrelationId(id).setRequest(request).build();
+    return ProduceRequestEncoding.encode(id, durability, pid, epoch, batches);
   }
 
   /** A producer id at the start; the next epoch of it when the broker forgot it or a sent batch expired. */
@@ -425,13 +414,13 @@ final class Sender implements Runnable {
   }
 
   /** Callbacks of one stream; those of a stream already replaced are ignored. */
-  private final class StreamHandler implements ClientResponseObserver<ProduceStreamRequest, ProduceStreamResponse> {
-    ClientCallStreamObserver<ProduceStreamRequest> requests;
+  private final class StreamHandler implements ClientResponseObserver<byte[], ProduceStreamResponse> {
+    ClientCallStreamObserver<byte[]> requests;
     /** Guarded by acc.lock: the broker answered on this stream. */
     boolean answered;
 
     @Override
-    public void beforeStart(ClientCallStreamObserver<ProduceStreamRequest> requestStream) {
+    public void beforeStart(ClientCallStreamObserver<byte[]> requestStream) {
       this.requests = requestStream;
     }
 

@@ -572,6 +572,30 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     });
   }
 
+  /** The log-start offset of each partition (Kafka's beginningOffsets), retrying within {@code default.api.timeout.ms}. */
+  public Map<TopicPartition, Long> beginningOffsets(Collection<TopicPartition> partitions) {
+    return boundaries(partitions, OffsetResetStrategy.EARLIEST);
+  }
+
+  /** The end offset of each partition: the offset the next record produced gets. */
+  public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions) {
+    return boundaries(partitions, OffsetResetStrategy.LATEST);
+  }
+
+  private Map<TopicPartition, Long> boundaries(Collection<TopicPartition> partitions, OffsetResetStrategy which) {
+    return call(() -> partitions.isEmpty() ? Map.of() : Map.copyOf(calls.retrying(config.defaultApiTimeoutMs(),
+        () -> offsets.boundaries(List.copyOf(partitions), which))));
+  }
+
+  /**
+   * Of each partition, the first offset whose record has a timestamp at or after the one given (ms
+   * since the epoch), or the end offset when no record is that recent (Kafka answers null there).
+   */
+  public Map<TopicPartition, Long> offsetsForTimes(Map<TopicPartition, Long> timestamps) {
+    return call(() -> timestamps.isEmpty() ? Map.of() : Map.copyOf(calls.retrying(config.defaultApiTimeoutMs(),
+        () -> offsets.forTimes(timestamps))));
+  }
+
   /** The membership held now; generation -1 when none (or without a group.id). */
   public ConsumerGroupMetadata groupMetadata() {
     return membership == null ? new ConsumerGroupMetadata(null, "", -1) : membership.metadata();

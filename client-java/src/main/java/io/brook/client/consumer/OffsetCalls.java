@@ -1,7 +1,6 @@
 package io.brook.client.consumer;
 
 import io.brook.client.TopicPartition;
-import io.brook.client.errors.BrookException;
 import io.brook.client.internal.ErrorMapping;
 import io.brook.protocol.v1.Boundary;
 import io.brook.protocol.v1.CommitOffsetsRequest;
@@ -89,21 +88,33 @@ final class OffsetCalls {
 
   /** The earliest or latest offset of each partition. */
   Map<TopicPartition, Long> boundaries(List<TopicPartition> partitions, OffsetResetStrategy which) {
-    Boundary boundary = which == OffsetResetStrategy.EARLIEST ? Boundary.BOUNDARY_EARLIEST : Boundary.BOUNDARY_LATEST;
+    Position position = Position.newBuilder().setBoundary(which == OffsetResetStrategy.EARLIEST
+        ? Boundary.BOUNDARY_EARLIEST : Boundary.BOUNDARY_LATEST).build();
+    Map<TopicPartition, Position> queries = new LinkedHashMap<>();
+    partitions.forEach(tp -> queries.put(tp, position));
+    return resolve(queries, which.name().toLowerCase() + " offset");
+  }
+
+  /** Of each partition, the first offset whose timestamp is >= the one given, or the end offset when none is. */
+  Map<TopicPartition, Long> forTimes(Map<TopicPartition, Long> timestamps) {
+    Map<TopicPartition, Position> queries = new LinkedHashMap<>();
+    timestamps.forEach((tp, ms) -> queries.put(tp, Position.newBuilder().setTimestampMs(ms).build()));
+    return resolve(queries, "offset for a time");
+  }
+
+  private Map<TopicPartition, Long> resolve(Map<TopicPartition, Position> queries, String what) {
+    List<TopicPartition> partitions = List.copyOf(queries.keySet());
     ListOffsetsRequest.Builder query = ListOffsetsRequest.newBuilder();
-    for (TopicPartition tp : partitions) {
-      query.addQueries(OffsetQuery.newBuilder().setTopic(tp.topic()).setPartition(tp.partition())
-          .setPosition(Position.newBuilder().setBoundary(boundary)));
-    }
+    queries.forEach((tp, position) -> query.addQueries(OffsetQuery.newBuilder().setTopic(tp.topic())
+        .setPartition(tp.partition()).setPosition(position)));
     List<OffsetAnswer> answers = fetches.withDeadlineAfter(config.requestTimeoutMs(), TimeUnit.MILLISECONDS)
         .listOffsets(query.build()).getAnswersList();
     Map<TopicPartition, Long> out = new LinkedHashMap<>();
     for (int i = 0; i < partitions.size() && i < answers.size(); i++) {
       OffsetAnswer a = answers.get(i);
       if (a.getErrorCode() != ErrorCode.ERROR_CODE_UNSPECIFIED) {
-        BrookException e = ErrorMapping.fromCode(a.getErrorCode(), "cannot find the " + which.name().toLowerCase()
-            + " offset of " + partitions.get(i) + ": " + a.getErrorMessage());
-        throw e;
+        throw ErrorMapping.fromCode(a.getErrorCode(), "cannot find the " + what + " of " + partitions.get(i) + ": "
+            + a.getErrorMessage());
       }
       out.put(partitions.get(i), a.getOffset());
     }

@@ -94,8 +94,8 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
   private ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {};
   private boolean closed;
   private long nextAutoCommitNanos;
-  /** When poll first failed to reach the broker in the current outage; 0 when there is none. */
-  private long outageSinceNanos;
+  /** When poll's calls started failing (retriably) in a row; 0 while they succeed. */
+  private long failingSinceNanos;
 
   // Kafka's light guard against use from two threads at once (re-entry from a listener is fine).
   private volatile Thread owner;
@@ -265,7 +265,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         } else {
           records = calls.once(() -> fetcher.fetch(states, waitMs));
         }
-        reachable();
+        succeeded();
         if (!records.isEmpty() || System.nanoTime() - deadline >= 0) {
           return records;
         }
@@ -273,7 +273,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         if (!e.isRetriable()) {
           throw e;
         }
-        unreachable(e);
+        failedForNow(e);
         long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
         if (leftMs <= 0) {
           return ConsumerRecords.empty();
@@ -297,29 +297,42 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     }
   }
 
-  private void unreachable(BrookException e) {
+  /**
+   * A retriable failure inside poll: retried with backoff. Past {@code default.api.timeout.ms} of
+   * failures in a row it is thrown, as BrokerUnavailableException when the broker could not be
+   * reached; the clock then starts again, so the next poll keeps trying.
+   */
+  private void failedForNow(BrookException e) {
     long now = System.nanoTime();
-    if (outageSinceNanos == 0) {
-      outageSinceNanos = now;
-      LOG.log(System.Logger.Level.WARNING, "broker at {0} not reachable ({1}: {2}); retrying", connection.address(),
-          e.reason(), e.getMessage());
+    boolean unreachable = Calls.unreachable(e);
+    if (failingSinceNanos == 0) {
+      failingSinceNanos = now;
+      if (unreachable) {
+        LOG.log(System.Logger.Level.WARNING, "broker at {0} not reachable ({1}: {2}); retrying",
+            connection.address(), e.reason(), e.getMessage());
+      } else {
+        LOG.log(System.Logger.Level.WARNING, "{0} ({1}); retrying", e.getMessage(), e.reason());
+      }
     }
-    connection.channel().resetConnectBackoff(); // our own backoff paces the retries, not gRPC's (up to 2 min)
-    long downMs = TimeUnit.NANOSECONDS.toMillis(now - outageSinceNanos);
-    if (downMs > config.defaultApiTimeoutMs()) {
-      outageSinceNanos = 0; // the next poll tries for another default.api.timeout.ms
-      if (Calls.unreachable(e)) {
+    if (unreachable) {
+      connection.channel().resetConnectBackoff(); // our own backoff paces the retries, not gRPC's (up to 2 min)
+    }
+    long failingMs = TimeUnit.NANOSECONDS.toMillis(now - failingSinceNanos);
+    if (failingMs > config.defaultApiTimeoutMs()) {
+      failingSinceNanos = 0;
+      if (unreachable) {
         throw new BrokerUnavailableException(e.reason(), "the broker at " + connection.address() + " was unreachable "
-            + "for " + downMs + " ms (default.api.timeout.ms " + config.defaultApiTimeoutMs() + "): " + e.getMessage(), e);
+            + "for " + failingMs + " ms (default.api.timeout.ms " + config.defaultApiTimeoutMs() + "): "
+            + e.getMessage(), e);
       }
       throw e;
     }
   }
 
-  private void reachable() {
-    if (outageSinceNanos != 0) {
-      LOG.log(System.Logger.Level.INFO, "broker at {0} reachable again", connection.address());
-      outageSinceNanos = 0;
+  private void succeeded() {
+    if (failingSinceNanos != 0) {
+      LOG.log(System.Logger.Level.INFO, "broker at {0} answers again", connection.address());
+      failingSinceNanos = 0;
     }
     pollBackoff.reset();
   }

@@ -66,8 +66,9 @@ final class Calls {
   }
 
   /**
-   * Retries retriable failures (broker unreachable, no answer in time, ...) with backoff until
-   * {@code timeoutMs} has passed, then throws the last failure.
+   * Retries while the broker is unreachable or does not answer in time, with backoff, until {@code
+   * timeoutMs} has passed, then throws the last failure. Other failures, retriable ones included
+   * (an unknown partition, a storage error), are the caller's to decide on: thrown at once.
    */
   <T> T retrying(long timeoutMs, Callable<T> call) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
@@ -76,7 +77,7 @@ final class Calls {
       try {
         return once(call);
       } catch (BrookException e) {
-        if (!e.isRetriable()) {
+        if (!unreachable(e)) {
           throw e;
         }
         long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());

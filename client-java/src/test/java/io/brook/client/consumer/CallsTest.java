@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brook.client.errors.BrokerUnavailableException;
 import io.brook.client.errors.InvalidRequestException;
+import io.brook.client.errors.UnknownPartitionException;
 import io.brook.client.errors.WakeupException;
 import io.grpc.Status;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,6 +42,17 @@ class CallsTest {
       attempts.incrementAndGet();
       throw Status.INVALID_ARGUMENT.withDescription("bad").asRuntimeException();
     })).isInstanceOf(InvalidRequestException.class);
+    assertThat(attempts).hasValue(1);
+  }
+
+  @Test
+  void aRetriableFailureOtherThanAnUnreachableBrokerIsTheCallersToRetry() {
+    Calls calls = new Calls(1, 2);
+    AtomicInteger attempts = new AtomicInteger();
+    assertThatThrownBy(() -> calls.retrying(60_000, () -> {
+      attempts.incrementAndGet();
+      throw new UnknownPartitionException("UNKNOWN_PARTITION", "no partition 9");
+    })).isInstanceOf(UnknownPartitionException.class);
     assertThat(attempts).hasValue(1);
   }
 

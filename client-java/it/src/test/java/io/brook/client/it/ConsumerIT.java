@@ -13,14 +13,17 @@ import io.brook.client.Serdes;
 import io.brook.client.TopicPartition;
 import io.brook.client.consumer.BrookConsumer;
 import io.brook.client.consumer.ConsumerConfig;
+import io.brook.client.consumer.ConsumerRebalanceListener;
 import io.brook.client.consumer.ConsumerRecord;
 import io.brook.client.consumer.ConsumerRecords;
 import io.brook.client.consumer.OffsetResetStrategy;
 import io.brook.client.errors.ConfigException;
 import io.brook.client.errors.NoOffsetForPartitionException;
+import io.brook.client.errors.WakeupException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -266,6 +269,73 @@ class ConsumerIT {
       }
     }
     assertThat(TestTopics.describeGroup(broker.channel(), "quiet").getMembersCount()).as("left at close").isZero();
+  }
+
+  @Test
+  void beginningEndAndTimeOffsetsAreTheBrokersAnswers() {
+    create(broker.channel(), "offsets", 1);
+    TopicPartition tp = new TopicPartition("offsets", 0);
+    produce(broker.channel(), "offsets", 0, List.of(record(null, "t100", 100L), record(null, "t200", 200L),
+        record(null, "t300", 300L)));
+    try (BrookConsumer<String, String> c = consumer(config())) {
+      assertThat(c.beginningOffsets(List.of(tp))).containsExactly(Map.entry(tp, 0L));
+      assertThat(c.endOffsets(List.of(tp))).containsExactly(Map.entry(tp, 3L));
+      assertThat(c.offsetsForTimes(Map.of(tp, 150L))).as("first at or after 150").containsExactly(Map.entry(tp, 1L));
+      assertThat(c.offsetsForTimes(Map.of(tp, 301L))).as("none that recent: the end").containsExactly(
+          Map.entry(tp, 3L));
+      assertThatThrownBy(() -> c.endOffsets(List.of(new TopicPartition("offsets", 9))))
+          .isInstanceOf(io.brook.client.errors.UnknownPartitionException.class);
+    }
+  }
+
+  @Test
+  void wakeupEndsAPollThatWaitsForRecordsAndTheConsumerGoesOn() throws Exception {
+    create(broker.channel(), "wake", 1);
+    try (BrookConsumer<String, String> c = consumer(config().groupId("wake"))) {
+      c.subscribe(List.of("wake"));
+      pollUntil(c, r -> c.groupMetadata().isMember());
+      Thread waker = new Thread(() -> {
+        try {
+          Thread.sleep(300);
+        } catch (InterruptedException e) {
+          return;
+        }
+        c.wakeup();
+      });
+      waker.start();
+      assertThatThrownBy(() -> c.poll(Duration.ofMinutes(5))).isInstanceOf(WakeupException.class);
+      waker.join();
+      produceValues(broker.channel(), "wake", 0, 1, "w");
+      assertThat(values(pollUntil(c, r -> !r.isEmpty()))).containsExactly("w0");
+    }
+  }
+
+  @Test
+  void unsubscribeRevokesAndLeavesThenASubscribeJoinsAgain() {
+    create(broker.channel(), "resub", 1);
+    List<String> events = new ArrayList<>();
+    ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
+      @Override
+      public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        events.add("revoked " + partitions);
+      }
+
+      @Override
+      public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        events.add("assigned " + partitions);
+      }
+    };
+    try (BrookConsumer<String, String> c = consumer(config().groupId("resub"))) {
+      c.subscribe(List.of("resub"), listener);
+      pollUntil(c, r -> c.groupMetadata().isMember());
+      c.unsubscribe();
+      assertThat(c.assignment()).isEmpty();
+      assertThat(TestTopics.describeGroup(broker.channel(), "resub").getMembersCount()).as("left").isZero();
+      c.subscribe(List.of("resub"), listener);
+      pollUntil(c, r -> c.groupMetadata().isMember());
+    }
+    assertThat(events).containsExactly("assigned [resub-0]", "revoked [resub-0]", "assigned [resub-0]",
+        "revoked [resub-0]");
   }
 
   /** The group's committed offset of a partition, read from outside the group. */

@@ -12,8 +12,11 @@ import io.brook.client.errors.NoOffsetForPartitionException;
 import io.brook.client.errors.UnknownMemberException;
 import io.brook.client.internal.Backoff;
 import io.brook.client.internal.Connection;
+import io.brook.client.internal.ErrorMapping;
+import io.brook.protocol.v1.CommitOffsetsResponse;
 import io.brook.protocol.v1.FetchServiceGrpc;
 import io.brook.protocol.v1.GroupServiceGrpc;
+import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -25,7 +28,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -96,6 +102,9 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
   private long nextAutoCommitNanos;
   /** When poll's calls started failing (retriably) in a row; 0 while they succeed. */
   private long failingSinceNanos;
+  /** Async commits answered, whose callbacks wait for the polling thread. */
+  private final Queue<Runnable> asyncCompletions = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger asyncInFlight = new AtomicInteger();
 
   // Kafka's light guard against use from two threads at once (re-entry from a listener is fine).
   private volatile Thread owner;
@@ -109,7 +118,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     this.calls = new Calls(config.reconnectBackoffMs(), config.reconnectBackoffMaxMs());
     GroupServiceGrpc.GroupServiceBlockingStub groups = GroupServiceGrpc.newBlockingStub(connection.channel());
     FetchServiceGrpc.FetchServiceBlockingStub fetches = FetchServiceGrpc.newBlockingStub(connection.channel());
-    this.offsets = new OffsetCalls(config, groups, fetches);
+    this.offsets = new OffsetCalls(config, connection.channel());
     this.fetcher = new Fetcher<>(config, fetches, keyDeserializer, valueDeserializer);
     this.membership = config.groupId() == null ? null : new Membership(config, groups);
     this.pollBackoff = new Backoff(config.reconnectBackoffMs(), config.reconnectBackoffMaxMs());
@@ -235,6 +244,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         membership.pollStarted();
       }
       try {
+        runAsyncCallbacks();
         maybeAutoCommit();
         return pollUntil(deadline);
       } finally {
@@ -456,16 +466,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         return;
       }
       Map<TopicPartition, Long> copy = Map.copyOf(offsets);
-      ConsumerGroupMetadata as;
-      if (subscription != null) {
-        as = membership.current();
-        if (as == null) {
-          throw new CommitFailedException("NOT_A_MEMBER", "cannot commit: not a member of group " + config.groupId()
-              + " at the moment (rebalancing, or removed); the next poll joins again");
-        }
-      } else {
-        as = new ConsumerGroupMetadata(config.groupId(), "", 0); // a commit from outside the group
-      }
+      ConsumerGroupMetadata as = commitMembership();
       try {
         calls.retrying(timeout.toMillis(), () -> {
           this.offsets.commit(as.memberId(), as.generation(), copy);
@@ -478,7 +479,112 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         }
         throw e;
       }
+      runAsyncCallbacks(); // Kafka's order: earlier async commits are reported by the next sync one
     });
+  }
+
+  /** {@link #commitAsync(Map, OffsetCommitCallback)} of every position; a failure is logged. */
+  public void commitAsync() {
+    commitAsync((OffsetCommitCallback) null);
+  }
+
+  /** {@link #commitAsync(Map, OffsetCommitCallback)} of every position. */
+  public void commitAsync(OffsetCommitCallback callback) {
+    run(() -> commitAsync(states.knownPositions(), callback));
+  }
+
+  /**
+   * Sends the commit and returns at once; there is no retry. The callback (null: failures are
+   * logged) runs on the polling thread inside a later poll, commitSync or close, which waits up to
+   * its timeout for commits still under way.
+   */
+  public void commitAsync(Map<TopicPartition, Long> offsets, OffsetCommitCallback callback) {
+    run(() -> {
+      requireGroup("commit");
+      Map<TopicPartition, Long> copy = Map.copyOf(offsets);
+      ConsumerGroupMetadata as;
+      try {
+        as = commitMembership();
+      } catch (CommitFailedException e) {
+        asyncInFlight.incrementAndGet();
+        completeAsync(copy, e, callback);
+        return;
+      }
+      asyncInFlight.incrementAndGet();
+      this.offsets.commitAsync(as.memberId(), as.generation(), copy, new StreamObserver<>() {
+        private BrookException refused;
+
+        @Override
+        public void onNext(CommitOffsetsResponse response) {
+          try {
+            OffsetCalls.checkCommitted(response);
+          } catch (BrookException e) {
+            refused = e;
+          }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+          BrookException e = ErrorMapping.fromThrowable(t);
+          if (subscribedAtCommit(as) && membership.fencedOrRemoved(e, as)) {
+            e = new CommitFailedException(e.reason(), "commit refused: " + e.getMessage() + "; the partitions may "
+                + "belong to another member now, the next poll joins again", e);
+          }
+          completeAsync(copy, e, callback);
+        }
+
+        @Override
+        public void onCompleted() {
+          completeAsync(copy, refused, callback);
+        }
+      });
+    });
+  }
+
+  private boolean subscribedAtCommit(ConsumerGroupMetadata as) {
+    return !as.memberId().isEmpty();
+  }
+
+  /** Any thread: queues the callback for the polling thread. */
+  private void completeAsync(Map<TopicPartition, Long> offsets, BrookException e, OffsetCommitCallback callback) {
+    asyncCompletions.add(() -> {
+      if (callback != null) {
+        callback.onComplete(offsets, e);
+      } else if (e != null) {
+        LOG.log(System.Logger.Level.WARNING, "async commit to group {0} failed: {1} ({2})", config.groupId(),
+            e.getMessage(), e.reason());
+      }
+    });
+    asyncInFlight.decrementAndGet();
+  }
+
+  /** On the polling thread: the callbacks of async commits that have ended. */
+  private void runAsyncCallbacks() {
+    for (Runnable r = asyncCompletions.poll(); r != null; r = asyncCompletions.poll()) {
+      r.run();
+    }
+  }
+
+  /** Waits (up to the timeout) for async commits under way, then runs their callbacks. */
+  private void awaitAsyncCommits(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (asyncInFlight.get() > 0 && System.nanoTime() - deadline < 0) {
+      calls.sleep(5);
+    }
+    runAsyncCallbacks();
+  }
+
+  /** The membership a commit is made in: this member's current one, or none (assign: from outside the group). */
+  private ConsumerGroupMetadata commitMembership() {
+    if (subscription == null) {
+      return new ConsumerGroupMetadata(config.groupId(), "", 0);
+    }
+    ConsumerGroupMetadata as = membership.current();
+    if (as == null) {
+      throw new CommitFailedException("NOT_A_MEMBER", "cannot commit: not a member of group " + config.groupId()
+          + " at the moment (rebalancing, or removed); the next poll joins again");
+    }
+    return as;
   }
 
   /** The group's committed offsets of these partitions; a partition without one is absent. */
@@ -653,6 +759,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         return;
       }
       try {
+        awaitAsyncCommits(timeout);
         if (subscription != null && membership.pending() == Membership.Pending.LOST) {
           List<TopicPartition> gone = states.clear();
           if (!gone.isEmpty()) {

@@ -4,6 +4,7 @@ import io.brook.client.TopicPartition;
 import io.brook.client.internal.ErrorMapping;
 import io.brook.protocol.v1.Boundary;
 import io.brook.protocol.v1.CommitOffsetsRequest;
+import io.brook.protocol.v1.CommitOffsetsResponse;
 import io.brook.protocol.v1.CommitResult;
 import io.brook.protocol.v1.CommittedOffset;
 import io.brook.protocol.v1.ErrorCode;
@@ -16,6 +17,8 @@ import io.brook.protocol.v1.OffsetCommit;
 import io.brook.protocol.v1.OffsetQuery;
 import io.brook.protocol.v1.Position;
 import io.brook.protocol.v1.TopicPartitions;
+import io.grpc.Channel;
+import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -27,13 +30,14 @@ import java.util.concurrent.TimeUnit;
 final class OffsetCalls {
   private final ConsumerConfig config;
   private final GroupServiceGrpc.GroupServiceBlockingStub groups;
+  private final GroupServiceGrpc.GroupServiceStub asyncGroups;
   private final FetchServiceGrpc.FetchServiceBlockingStub fetches;
 
-  OffsetCalls(ConsumerConfig config, GroupServiceGrpc.GroupServiceBlockingStub groups,
-      FetchServiceGrpc.FetchServiceBlockingStub fetches) {
+  OffsetCalls(ConsumerConfig config, Channel channel) {
     this.config = config;
-    this.groups = groups;
-    this.fetches = fetches;
+    this.groups = GroupServiceGrpc.newBlockingStub(channel);
+    this.asyncGroups = GroupServiceGrpc.newStub(channel);
+    this.fetches = FetchServiceGrpc.newBlockingStub(channel);
   }
 
   /**
@@ -42,15 +46,30 @@ final class OffsetCalls {
    * every refused partition.
    */
   void commit(String memberId, int generation, Map<TopicPartition, Long> offsets) {
+    checkCommitted(groups.withDeadlineAfter(config.requestTimeoutMs(), TimeUnit.MILLISECONDS)
+        .commitOffsets(commitRequest(memberId, generation, offsets)));
+  }
+
+  /** The same commit without waiting: the observer hears the answer on a gRPC thread. */
+  void commitAsync(String memberId, int generation, Map<TopicPartition, Long> offsets,
+      StreamObserver<CommitOffsetsResponse> observer) {
+    asyncGroups.withDeadlineAfter(config.requestTimeoutMs(), TimeUnit.MILLISECONDS)
+        .commitOffsets(commitRequest(memberId, generation, offsets), observer);
+  }
+
+  private CommitOffsetsRequest commitRequest(String memberId, int generation, Map<TopicPartition, Long> offsets) {
     CommitOffsetsRequest.Builder request = CommitOffsetsRequest.newBuilder().setGroup(config.groupId())
         .setMemberId(memberId).setGeneration(generation);
     offsets.forEach((tp, offset) -> request.addOffsets(OffsetCommit.newBuilder().setTopic(tp.topic())
         .setPartition(tp.partition()).setOffset(offset)));
-    List<CommitResult> results = groups.withDeadlineAfter(config.requestTimeoutMs(), TimeUnit.MILLISECONDS)
-        .commitOffsets(request.build()).getResultsList();
+    return request.build();
+  }
+
+  /** Throws the typed exception of the first refused partition, naming every refused one. */
+  static void checkCommitted(CommitOffsetsResponse response) {
     List<String> refused = new ArrayList<>();
     ErrorCode first = null;
-    for (CommitResult r : results) {
+    for (CommitResult r : response.getResultsList()) {
       if (r.getErrorCode() != ErrorCode.ERROR_CODE_UNSPECIFIED) {
         first = first == null ? r.getErrorCode() : first;
         refused.add(r.getTopic() + "-" + r.getPartition() + ": " + r.getErrorMessage());

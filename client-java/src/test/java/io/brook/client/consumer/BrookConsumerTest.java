@@ -7,6 +7,7 @@ import io.brook.client.Serdes;
 import io.brook.client.TopicPartition;
 import io.brook.client.errors.BrokerUnavailableException;
 import io.brook.client.errors.ClientClosedException;
+import io.brook.client.errors.CommitFailedException;
 import io.brook.client.errors.ConfigException;
 import io.brook.client.errors.WakeupException;
 import java.time.Duration;
@@ -78,6 +79,19 @@ class BrookConsumerTest {
       waker.start();
       assertThatThrownBy(() -> c.poll(Duration.ofMinutes(10))).isInstanceOf(WakeupException.class);
       waker.join();
+    }
+  }
+
+  @Test
+  void anAsyncCommitOfANonMemberReachesItsCallbackAtTheNextPoll() {
+    try (BrookConsumer<String, String> c = consumer(ConsumerConfig.builder().groupId("g"))) {
+      c.subscribe(List.of("t"));
+      List<Object> outcomes = new java.util.ArrayList<>();
+      c.commitAsync(Map.of(new TopicPartition("t", 0), 1L), (offsets, e) -> outcomes.add(e));
+      assertThat(outcomes).as("not before the polling thread comes back").isEmpty();
+      c.poll(Duration.ofMillis(10));
+      assertThat(outcomes).singleElement().isInstanceOf(CommitFailedException.class)
+          .extracting(e -> ((CommitFailedException) e).reason()).isEqualTo("NOT_A_MEMBER");
     }
   }
 

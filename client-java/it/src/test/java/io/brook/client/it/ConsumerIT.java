@@ -168,6 +168,28 @@ class ConsumerIT {
   }
 
   @Test
+  void commitAsyncReportsToItsCallbackOnThePollingThreadAndCloseWaitsForIt() {
+    create(broker.channel(), "async", 1);
+    TopicPartition tp = new TopicPartition("async", 0);
+    produceValues(broker.channel(), "async", 0, 8, "c");
+    List<String> outcomes = new ArrayList<>();
+    Thread poller = Thread.currentThread();
+    try (BrookConsumer<String, String> c = consumer(config().groupId("async").enableAutoCommit(false))) {
+      c.subscribe(List.of("async"));
+      pollUntil(c, r -> r.size() >= 8);
+      c.commitAsync(Map.of(tp, 5L), (offsets, e) -> outcomes.add(offsets + " " + e + " "
+          + (Thread.currentThread() == poller)));
+      for (int i = 0; i < 100 && outcomes.isEmpty(); i++) {
+        c.poll(Duration.ofMillis(20));
+      }
+      assertThat(outcomes).containsExactly("{async-0=5} null true");
+      assertThat(committedOf("async", tp)).isEqualTo(5L);
+      c.commitAsync(); // the position, 8; close waits for it
+    }
+    assertThat(committedOf("async", tp)).isEqualTo(8L);
+  }
+
+  @Test
   void seekMovesThePositionAndSeekToBeginningAndEndAreLookedUpLazily() {
     create(broker.channel(), "seek", 1);
     TopicPartition tp = new TopicPartition("seek", 0);

@@ -1,25 +1,9 @@
 package io.brook.broker.cli;
 
 import io.brook.protocol.v1.AdminServiceGrpc;
-import io.brook.protocol.v1.Boundary;
 import io.brook.protocol.v1.DescribeTopicRequest;
-import io.brook.protocol.v1.FetchPartition;
-import io.brook.protocol.v1.FetchRequest;
-import io.brook.protocol.v1.FetchResponse;
-import io.brook.protocol.v1.FetchServiceGrpc;
-import io.brook.protocol.v1.ListOffsetsRequest;
-import io.brook.protocol.v1.OffsetAnswer;
-import io.brook.protocol.v1.OffsetQuery;
-import io.brook.protocol.v1.PartitionRecords;
-import io.brook.protocol.v1.Position;
-import io.brook.protocol.v1.Record;
-import io.brook.protocol.v1.TailPartition;
-import io.brook.protocol.v1.TailRequest;
-import io.brook.protocol.v1.TailResponse;
-import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import java.io.BufferedOutputStream;
-import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -28,7 +12,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -38,9 +21,10 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code brook consume TOPIC}: prints records. Without --follow it reads every partition up to the
- * end offsets seen at start and exits; with --follow it tails until --max records or Ctrl-C.
- * With --group it is a member of a consumer group ({@link GroupConsume}: offset mode, or with --ack
- * {@link AckConsume}: ack mode).
+ * end offsets seen at start and exits; with --follow it waits for new records until --max records or
+ * Ctrl-C ({@link PartitionConsume}). With --group it is a member of a consumer group ({@link
+ * GroupConsume}: offset mode, or with --ack {@link AckConsume}: ack mode). Offset-mode reading goes
+ * through the Java client's consumer.
  */
 @Command(name = "consume", mixinStandardHelpOptions = true, description = "Print records of a topic, one per line.")
 final class ConsumeCommand implements Callable<Integer> {
@@ -91,8 +75,6 @@ final class ConsumeCommand implements Callable<Integer> {
       + "this long is removed from the group (default 10000; the broker bounds it).")
   Integer sessionTimeoutMs;
 
-  private long printed;
-
   @Override
   public Integer call() throws Exception {
     checkGroupOptions();
@@ -106,7 +88,7 @@ final class ConsumeCommand implements Callable<Integer> {
       throw new CliException("--max must be >= 0", BrookCli.EXIT_USAGE);
     }
     RecordFormat recordFormat = new RecordFormat(format);
-    Position start = startPosition();
+    Instant startTime = startTime();
     ManagedChannel channel = BrokerOption.channel();
     OutputStream out = new BufferedOutputStream(System.out, 1 << 16);
     try {
@@ -125,11 +107,7 @@ final class ConsumeCommand implements Callable<Integer> {
         }
       }
       if (max == null || max > 0) {
-        if (follow) {
-          tail(channel, chosen, start, recordFormat, out);
-        } else {
-          readToEnd(channel, chosen, start, recordFormat, out);
-        }
+        new PartitionConsume(this, chosen, recordFormat, out).run(channel, startTime);
       }
       out.flush();
       return 0;
@@ -195,22 +173,20 @@ final class ConsumeCommand implements Callable<Integer> {
     }
   }
 
-  private Position startPosition() {
+  /** The time of --from-time, or null; checks --from (earliest, latest or an offset). */
+  private Instant startTime() {
     if (fromTime != null) {
-      return Position.newBuilder().setTimestampMs(parseTime("--from-time", fromTime).toEpochMilli()).build();
+      return parseTime("--from-time", fromTime);
     }
-    String f = from == null ? (follow ? "latest" : "earliest") : from;
-    return switch (f) {
-      case "earliest" -> Position.newBuilder().setBoundary(Boundary.BOUNDARY_EARLIEST).build();
-      case "latest" -> Position.newBuilder().setBoundary(Boundary.BOUNDARY_LATEST).build();
-      default -> {
-        try {
-          yield Position.newBuilder().setOffset(Long.parseLong(f)).build();
-        } catch (NumberFormatException e) {
-          throw new CliException("--from must be earliest, latest or an offset, got '" + f + "'", BrookCli.EXIT_USAGE);
-        }
+    String f = from == null ? "earliest" : from;
+    if (!f.equals("earliest") && !f.equals("latest")) {
+      try {
+        Long.parseLong(f);
+      } catch (NumberFormatException e) {
+        throw new CliException("--from must be earliest, latest or an offset, got '" + f + "'", BrookCli.EXIT_USAGE);
       }
-    };
+    }
+    return null;
   }
 
   /** ISO-8601 with or without an offset (UTC when none), or a date (midnight UTC). */
@@ -232,99 +208,6 @@ final class ConsumeCommand implements Callable<Integer> {
           }
         }
       }
-    }
-  }
-
-  /** Fetches each partition from its start up to the end offset it had when we began. */
-  private void readToEnd(ManagedChannel channel, List<Integer> partitions, Position start, RecordFormat f,
-      OutputStream out) throws IOException {
-    ListOffsetsRequest.Builder starts = ListOffsetsRequest.newBuilder();
-    ListOffsetsRequest.Builder ends = ListOffsetsRequest.newBuilder();
-    for (int p : partitions) {
-      starts.addQueries(OffsetQuery.newBuilder().setTopic(topic).setPartition(p).setPosition(start));
-      ends.addQueries(OffsetQuery.newBuilder().setTopic(topic).setPartition(p)
-          .setPosition(Position.newBuilder().setBoundary(Boundary.BOUNDARY_LATEST)));
-    }
-    FetchServiceGrpc.FetchServiceBlockingStub fetch = FetchServiceGrpc.newBlockingStub(channel);
-    List<OffsetAnswer> startAnswers = fetch.listOffsets(starts.build()).getAnswersList();
-    List<OffsetAnswer> endAnswers = fetch.listOffsets(ends.build()).getAnswersList();
-    long[] next = new long[partitions.size()];
-    long[] end = new long[partitions.size()];
-    for (int i = 0; i < partitions.size(); i++) {
-      checkAnswer(startAnswers.get(i));
-      checkAnswer(endAnswers.get(i));
-      next[i] = startAnswers.get(i).getOffset();
-      end[i] = endAnswers.get(i).getOffset();
-    }
-    while (true) {
-      FetchRequest.Builder request = FetchRequest.newBuilder();
-      List<Integer> asked = new ArrayList<>();
-      for (int i = 0; i < partitions.size(); i++) {
-        if (next[i] < end[i]) {
-          request.addPartitions(FetchPartition.newBuilder().setTopic(topic).setPartition(partitions.get(i))
-              .setOffset(next[i]));
-          asked.add(i);
-        }
-      }
-      if (asked.isEmpty()) {
-        return;
-      }
-      if (max != null) {
-        request.setMaxRecords((int) Math.min(10_000, max - printed));
-      }
-      FetchResponse response = fetch.fetch(request.build());
-      for (int j = 0; j < asked.size(); j++) {
-        int i = asked.get(j);
-        PartitionRecords pr = response.getPartitions(j);
-        if (pr.getErrorCodeValue() != 0) {
-          throw new CliException(pr.getErrorMessage() + " (" + pr.getErrorCode() + ")", BrookCli.EXIT_REFUSED);
-        }
-        for (Record r : pr.getRecordsList()) {
-          if (r.getOffset() >= end[i]) {
-            break;
-          }
-          f.write(pr.getPartition(), r, out);
-          if (max != null && ++printed >= max) {
-            return;
-          }
-        }
-        next[i] = pr.getNextOffset();
-      }
-    }
-  }
-
-  private static void checkAnswer(OffsetAnswer a) {
-    if (a.getErrorCodeValue() != 0) {
-      throw new CliException(a.getErrorMessage() + " (" + a.getErrorCode() + ")", BrookCli.EXIT_REFUSED);
-    }
-  }
-
-  private void tail(ManagedChannel channel, List<Integer> partitions, Position start, RecordFormat f,
-      OutputStream out) throws IOException {
-    TailRequest.Builder request = TailRequest.newBuilder();
-    for (int p : partitions) {
-      request.addPartitions(TailPartition.newBuilder().setTopic(topic).setPartition(p).setStart(start));
-    }
-    Context.CancellableContext context = Context.current().withCancellation();
-    try {
-      Context previous = context.attach();
-      try {
-        Iterator<TailResponse> stream = FetchServiceGrpc.newBlockingStub(channel).tail(request.build());
-        while (stream.hasNext()) {
-          PartitionRecords pr = stream.next().getRecords();
-          for (Record r : pr.getRecordsList()) {
-            f.write(pr.getPartition(), r, out);
-            if (max != null && ++printed >= max) {
-              return;
-            }
-          }
-          out.flush();
-        }
-      } finally {
-        context.detach(previous);
-      }
-    } finally {
-      context.cancel(null);
     }
   }
 }

@@ -1,32 +1,45 @@
 package io.brook.broker.cli;
 
-import io.brook.broker.cli.GroupConsumer.CommitFailedException;
-import io.brook.broker.cli.GroupConsumer.ConsumedRecord;
-import io.brook.broker.cli.GroupConsumer.ConsumerException;
-import io.brook.broker.cli.GroupConsumer.TopicPartition;
+import io.brook.client.Serdes;
+import io.brook.client.TopicPartition;
+import io.brook.client.consumer.BrookConsumer;
+import io.brook.client.consumer.ConsumerConfig;
+import io.brook.client.consumer.ConsumerRebalanceListener;
+import io.brook.client.consumer.ConsumerRecord;
+import io.brook.client.consumer.OffsetResetStrategy;
+import io.brook.client.errors.BrookException;
+import io.brook.client.errors.CommitFailedException;
 import io.brook.protocol.v1.AdminServiceGrpc;
 import io.brook.protocol.v1.DescribeTopicRequest;
 import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
- * {@code brook consume TOPIC --group G}: an offset-mode member ({@link GroupConsumer}). Prints each
- * batch, then commits it; commits on a rebalance and at the end (Ctrl-C included), then leaves.
- * Without --follow it stops once its partitions are read to the end; with --max it commits exactly
- * the offset after the last record printed.
+ * {@code brook consume TOPIC --group G}: an offset-mode member (the Java client's {@link
+ * BrookConsumer}). Prints each batch, then commits it; commits on a rebalance and at the end
+ * (Ctrl-C included), then leaves. Without --follow it stops once its partitions are read to the
+ * end; with --max it commits exactly the offset after the last record printed.
  */
-final class GroupConsume implements GroupConsumer.RebalanceListener {
+final class GroupConsume implements ConsumerRebalanceListener {
   private static final Duration POLL = Duration.ofMillis(500);
+  /** The CLI's member is short-lived and interactive: removed sooner than the client's 45 s default. */
+  private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
 
   private final ConsumeCommand c;
   private OutputStream out;
-  private GroupConsumer consumer;
+  private BrookConsumer<byte[], byte[]> consumer;
+  /** The final commit is done: the revoke at close has nothing left to commit. */
+  private boolean committedForClose;
 
   GroupConsume(ConsumeCommand command) {
     this.c = command;
@@ -34,40 +47,38 @@ final class GroupConsume implements GroupConsumer.RebalanceListener {
 
   int run() throws IOException {
     RecordFormat format = new RecordFormat(c.format);
-    GroupConsumer.Settings settings = new GroupConsumer.Settings(c.group, List.of(c.topic))
-        .clientId(c.clientId == null ? "brook-cli" : c.clientId)
-        .autoOffsetReset("earliest".equals(c.from) ? GroupConsumer.OffsetReset.EARLIEST
-            : GroupConsumer.OffsetReset.LATEST);
-    if (c.sessionTimeoutMs != null) {
-      settings.sessionTimeoutMs(c.sessionTimeoutMs);
-    }
-    if (c.max != null) {
-      settings.maxPollRecords((int) Math.max(1, Math.min(500, c.max)));
-    }
     ManagedChannel channel = BrokerOption.channel();
+    ConsumerConfig.Builder config = ConsumerConfig.builder().channel(channel).groupId(c.group)
+        .clientId(c.clientId == null ? "brook-cli" : c.clientId)
+        .autoOffsetReset("earliest".equals(c.from) ? OffsetResetStrategy.EARLIEST : OffsetResetStrategy.LATEST)
+        .sessionTimeout(c.sessionTimeoutMs == null ? SESSION_TIMEOUT : Duration.ofMillis(c.sessionTimeoutMs))
+        .enableAutoCommit(false); // committed here, after each printed batch
+    if (c.max != null) {
+      config.maxPollRecords((int) Math.max(1, Math.min(500, c.max)));
+    }
     out = new BufferedOutputStream(System.out, 1 << 16);
     try (StopSignal stop = new StopSignal(() -> {}, 15)) {
       // A group would simply assign nothing of an unknown topic: say so instead.
       AdminServiceGrpc.newBlockingStub(channel).describeTopic(DescribeTopicRequest.newBuilder().setName(c.topic).build());
-      consumer = new GroupConsumer(channel, settings, this);
-      boolean closed = false;
+      consumer = new BrookConsumer<>(config.build(), Serdes.bytesDeserializer(), Serdes.bytesDeserializer());
+      consumer.subscribe(List.of(c.topic), this);
       try {
         consume(format, stop);
         out.flush();
-        closed = true;
-        consumer.close(); // commits the positions, leaves the group
-      } catch (CommitFailedException e) {
-        throw new CliException("the records printed last could not be committed: " + e.getMessage(),
-            BrookCli.EXIT_REFUSED);
-      } catch (ConsumerException e) {
-        throw new CliException(e.getMessage(), BrookCli.EXIT_REFUSED);
+        try {
+          consumer.commitSync();
+          committedForClose = true;
+        } catch (CommitFailedException e) {
+          throw new CliException("the records printed last could not be committed: " + e.getMessage(),
+              BrookCli.EXIT_REFUSED);
+        }
+      } catch (BrookException e) {
+        throw cliError(e);
       } finally {
-        if (!closed) {
-          try {
-            consumer.close();
-          } catch (RuntimeException suppressed) {
-            // the first failure is the one to report
-          }
+        try {
+          consumer.close(); // leaves the group
+        } catch (RuntimeException suppressed) {
+          // the first failure is the one to report
         }
       }
       return 0;
@@ -77,14 +88,26 @@ final class GroupConsume implements GroupConsumer.RebalanceListener {
     }
   }
 
+  /**
+   * A failed call with a gRPC status goes to ClientErrors as it is (it names the broker's reason,
+   * or says the broker is unreachable); the client's own refusals become one line.
+   */
+  static RuntimeException cliError(BrookException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof StatusRuntimeException) {
+        return e;
+      }
+    }
+    return new CliException(e.getMessage(), BrookCli.EXIT_REFUSED);
+  }
+
   private void consume(RecordFormat format, StopSignal stop) throws IOException {
     long printed = 0;
     boolean done = c.max != null && c.max == 0;
     while (!done && !stop.stopping()) {
-      List<ConsumedRecord> batch = consumer.poll(POLL);
+      List<ConsumerRecord<byte[], byte[]>> batch = consumer.poll(POLL).asList();
       for (int i = 0; i < batch.size(); i++) {
-        ConsumedRecord r = batch.get(i);
-        format.write(r.partition(), r.record(), out);
+        format.write(batch.get(i), out);
         if (c.max != null && ++printed >= c.max) {
           rewindPast(batch, i);
           done = true;
@@ -94,20 +117,37 @@ final class GroupConsume implements GroupConsumer.RebalanceListener {
       out.flush();
       if (!batch.isEmpty()) {
         try {
-          consumer.commit();
+          consumer.commitSync();
         } catch (CommitFailedException e) {
           // The next poll rejoins; another member may print these records again (at least once).
           System.err.println("brook: " + e.getMessage());
         }
       }
-      if (!c.follow && consumer.caughtUp()) {
+      if (!c.follow && caughtUp()) {
         done = true;
       }
     }
   }
 
+  /**
+   * The member holds an assignment and has read every assigned partition up to the end offset its
+   * last fetch saw (an empty assignment is caught up).
+   */
+  private boolean caughtUp() {
+    if (!consumer.groupMetadata().isMember()) {
+      return false;
+    }
+    for (TopicPartition tp : consumer.assignment()) {
+      OptionalLong lag = consumer.currentLag(tp);
+      if (lag.isEmpty() || lag.getAsLong() > 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** After --max: each partition's position goes back to its first record of the batch not printed. */
-  private void rewindPast(List<ConsumedRecord> batch, int lastPrinted) {
+  private void rewindPast(List<ConsumerRecord<byte[], byte[]>> batch, int lastPrinted) {
     Map<TopicPartition, Long> firstUnprinted = new LinkedHashMap<>();
     for (int j = lastPrinted + 1; j < batch.size(); j++) {
       firstUnprinted.putIfAbsent(batch.get(j).topicPartition(), batch.get(j).offset());
@@ -116,19 +156,22 @@ final class GroupConsume implements GroupConsumer.RebalanceListener {
   }
 
   @Override
-  public void onPartitionsRevoked(List<TopicPartition> partitions) {
+  public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+    if (committedForClose) {
+      return;
+    }
     try {
       out.flush();
-      consumer.commit();
+      consumer.commitSync();
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     } catch (CommitFailedException e) {
       System.err.println("brook: " + e.getMessage());
     }
   }
 
   @Override
-  public void onPartitionsLost(List<TopicPartition> partitions) {
+  public void onPartitionsLost(Collection<TopicPartition> partitions) {
     System.err.println("brook: lost partitions " + partitions + " of group " + c.group
         + " (removed from the group); records printed since the last commit may be printed again by another member");
   }

@@ -1,11 +1,14 @@
 package io.brook.broker.cli;
 
+import io.brook.client.consumer.ConsumerRecord;
 import io.brook.protocol.v1.Header;
 import io.brook.protocol.v1.Record;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * How {@code consume} prints a record: a template where %v is the value, %k the key (empty when
@@ -36,6 +39,21 @@ final class RecordFormat {
 
   /** {@code attempt}: the delivery attempt of an ack-mode record, 0 when there is none (%a prints nothing). */
   void write(int partition, Record r, int attempt, OutputStream out) throws IOException {
+    List<io.brook.client.Header> headers = new ArrayList<>(r.getHeadersCount());
+    for (Header h : r.getHeadersList()) {
+      headers.add(new io.brook.client.Header(h.getKey(), h.getValue().toByteArray()));
+    }
+    write(partition, r.getOffset(), r.getTimestampMs(), r.hasKey() ? r.getKey().toByteArray() : null,
+        r.getValue().toByteArray(), headers, attempt, out);
+  }
+
+  /** A record as the client's consumer returns it (keys and values as bytes). */
+  void write(ConsumerRecord<byte[], byte[]> r, OutputStream out) throws IOException {
+    write(r.partition(), r.offset(), r.timestampMs(), r.key(), r.value(), r.headers(), 0, out);
+  }
+
+  private void write(int partition, long offset, long timestampMs, byte[] key, byte[] value,
+      List<io.brook.client.Header> headers, int attempt, OutputStream out) throws IOException {
     for (int i = 0; i < template.length(); i++) {
       char c = template.charAt(i);
       if (c != '%') {
@@ -44,30 +62,30 @@ final class RecordFormat {
       }
       char f = template.charAt(++i);
       switch (f) {
-        case 'v' -> r.getValue().writeTo(out);
+        case 'v' -> out.write(value);
         case 'k' -> {
-          if (r.hasKey()) {
-            r.getKey().writeTo(out);
+          if (key != null) {
+            out.write(key);
           }
         }
-        case 'o' -> out.write(Long.toString(r.getOffset()).getBytes(StandardCharsets.US_ASCII));
+        case 'o' -> out.write(Long.toString(offset).getBytes(StandardCharsets.US_ASCII));
         case 'p' -> out.write(Integer.toString(partition).getBytes(StandardCharsets.US_ASCII));
-        case 't' -> out.write(Long.toString(r.getTimestampMs()).getBytes(StandardCharsets.US_ASCII));
+        case 't' -> out.write(Long.toString(timestampMs).getBytes(StandardCharsets.US_ASCII));
         case 'a' -> {
           if (attempt > 0) {
             out.write(Integer.toString(attempt).getBytes(StandardCharsets.US_ASCII));
           }
         }
-        case 'T' -> out.write(Instant.ofEpochMilli(r.getTimestampMs()).toString().getBytes(StandardCharsets.US_ASCII));
+        case 'T' -> out.write(Instant.ofEpochMilli(timestampMs).toString().getBytes(StandardCharsets.US_ASCII));
         case 'h' -> {
-          for (int h = 0; h < r.getHeadersCount(); h++) {
-            Header header = r.getHeaders(h);
+          for (int h = 0; h < headers.size(); h++) {
+            io.brook.client.Header header = headers.get(h);
             if (h > 0) {
               out.write(',');
             }
-            out.write(header.getKeyBytes().toByteArray());
+            out.write(header.key().getBytes(StandardCharsets.UTF_8));
             out.write('=');
-            header.getValue().writeTo(out);
+            out.write(header.value());
           }
         }
         default -> out.write('%');

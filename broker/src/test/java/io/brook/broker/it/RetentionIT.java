@@ -3,12 +3,16 @@ package io.brook.broker.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.brook.broker.cli.GroupConsumer;
-import io.brook.broker.cli.GroupConsumer.ConsumedRecord;
 import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.server.Broker;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.storage.ManualClock;
+import io.brook.client.Serdes;
+import io.brook.client.consumer.BrookConsumer;
+import io.brook.client.consumer.ConsumerConfig;
+import io.brook.client.consumer.ConsumerRecord;
+import io.brook.client.consumer.OffsetResetStrategy;
+import io.brook.client.errors.OffsetOutOfRangeException;
 import io.brook.protocol.v1.AlterTopicConfigRequest;
 import io.brook.protocol.v1.CommitOffsetsRequest;
 import io.brook.protocol.v1.CreateGroupRequest;
@@ -176,16 +180,19 @@ class RetentionIT {
     return g.getPartitions(0);
   }
 
-  GroupConsumer consumer(String group, GroupConsumer.OffsetReset reset) {
-    return new GroupConsumer(channel, new GroupConsumer.Settings(group, List.of("jobs")).sessionTimeoutMs(5000)
-        .maxFetchWaitMs(100).autoOffsetReset(reset), new GroupConsumer.RebalanceListener() {});
+  BrookConsumer<byte[], byte[]> consumer(String group, OffsetResetStrategy reset) {
+    BrookConsumer<byte[], byte[]> c = new BrookConsumer<>(ConsumerConfig.builder().channel(channel).groupId(group)
+        .sessionTimeout(Duration.ofMillis(5000)).fetchMaxWait(Duration.ofMillis(100)).autoOffsetReset(reset)
+        .build(), Serdes.bytesDeserializer(), Serdes.bytesDeserializer());
+    c.subscribe(List.of("jobs"));
+    return c;
   }
 
-  List<ConsumedRecord> pollUntil(GroupConsumer c, int count) {
-    List<ConsumedRecord> got = new ArrayList<>();
+  List<ConsumerRecord<byte[], byte[]>> pollUntil(BrookConsumer<byte[], byte[]> c, int count) {
+    List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (got.size() < count && System.nanoTime() < deadline) {
-      got.addAll(c.poll(Duration.ofMillis(200)));
+      got.addAll(c.poll(Duration.ofMillis(200)).asList());
     }
     return got;
   }
@@ -222,20 +229,20 @@ class RetentionIT {
       await("the rest acked", () -> groupPartition("workers").getCommittedOffset() == 50);
     }
 
-    try (GroupConsumer earliest = consumer("readers-earliest", GroupConsumer.OffsetReset.EARLIEST)) {
-      List<ConsumedRecord> got = pollUntil(earliest, 10);
+    try (BrookConsumer<byte[], byte[]> earliest = consumer("readers-earliest", OffsetResetStrategy.EARLIEST)) {
+      List<ConsumerRecord<byte[], byte[]>> got = pollUntil(earliest, 10);
       assertThat(got).hasSize(10);
-      assertThat(got.get(0).record().getOffset()).as("committed 5 was deleted: reset to the log start").isEqualTo(40);
+      assertThat(got.get(0).offset()).as("committed 5 was deleted: reset to the log start").isEqualTo(40);
     }
-    try (GroupConsumer none = consumer("readers-none", GroupConsumer.OffsetReset.NONE)) {
-      assertThatThrownBy(() -> pollUntil(none, 1)).isInstanceOf(GroupConsumer.ConsumerException.class)
+    try (BrookConsumer<byte[], byte[]> none = consumer("readers-none", OffsetResetStrategy.NONE)) {
+      assertThatThrownBy(() -> pollUntil(none, 1)).isInstanceOf(OffsetOutOfRangeException.class)
           .hasMessageContaining("out of range").hasMessageContaining("auto.offset.reset is none");
     }
-    try (GroupConsumer latest = consumer("readers-latest", GroupConsumer.OffsetReset.LATEST)) {
-      assertThat(latest.poll(Duration.ofMillis(300))).isEmpty();
+    try (BrookConsumer<byte[], byte[]> latest = consumer("readers-latest", OffsetResetStrategy.LATEST)) {
+      assertThat(latest.poll(Duration.ofMillis(300)).isEmpty()).isTrue();
       wire.produceValues("jobs", 0, 1, "fresh");
-      List<ConsumedRecord> got = pollUntil(latest, 1);
-      assertThat(got).extracting(r -> r.record().getOffset()).containsExactly(50L);
+      List<ConsumerRecord<byte[], byte[]>> got = pollUntil(latest, 1);
+      assertThat(got).extracting(ConsumerRecord::offset).containsExactly(50L);
     }
 
     stop();

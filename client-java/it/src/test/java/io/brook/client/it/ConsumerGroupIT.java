@@ -1,24 +1,30 @@
-package io.brook.broker.it;
+package io.brook.client.it;
 
+import static io.brook.client.it.TestTopics.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.brook.broker.cli.GroupConsumer;
-import io.brook.broker.cli.GroupConsumer.ConsumedRecord;
-import io.brook.broker.cli.GroupConsumer.TopicPartition;
-import io.brook.protocol.v1.DescribeGroupRequest;
+import io.brook.broker.it.BrokerProcess;
+import io.brook.client.Serdes;
+import io.brook.client.TopicPartition;
+import io.brook.client.consumer.BrookConsumer;
+import io.brook.client.consumer.ConsumerConfig;
+import io.brook.client.consumer.ConsumerRebalanceListener;
+import io.brook.client.consumer.ConsumerRecord;
+import io.brook.client.consumer.OffsetResetStrategy;
+import io.brook.client.errors.CommitFailedException;
 import io.brook.protocol.v1.GroupDescription;
-import io.brook.protocol.v1.GroupServiceGrpc;
 import io.brook.protocol.v1.MemberDescription;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,25 +33,23 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link GroupConsumer} against the real broker: the rebalance listener runs in the order that keeps
- * delivery exactly once between cooperating members, and a member that stops polling is removed.
- * Each member runs its poll loop on its own thread, as an application would.
+ * Two members of one group (moved here from the CLI's GroupConsumerIT): the rebalance listener runs
+ * in the order that keeps delivery exactly once between members that commit, and a member that
+ * stops polling is removed. Each member runs its poll loop on its own thread, as an application.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
-class GroupConsumerIT {
+class ConsumerGroupIT {
   static final int PARTITIONS = 4;
   static final List<TopicPartition> ALL = IntStream.range(0, PARTITIONS)
       .mapToObj(p -> new TopicPartition("events", p)).toList();
 
   @TempDir static Path dir;
   static BrokerProcess broker;
-  static Wire wire;
 
   @BeforeAll
   static void startBroker() throws Exception {
     broker = BrokerProcess.start(dir.resolve("data"));
-    wire = new Wire(broker.channel());
-    wire.create("events", PARTITIONS);
+    TestTopics.create(broker.channel(), "events", PARTITIONS);
   }
 
   @AfterAll
@@ -59,37 +63,23 @@ class GroupConsumerIT {
   static Set<String> produce(String tag, int perPartition) {
     Set<String> values = new HashSet<>();
     for (int p = 0; p < PARTITIONS; p++) {
-      wire.produceValues("events", p, perPartition, tag + "-" + p + "-");
-      for (int i = 0; i < perPartition; i++) {
-        values.add(tag + "-" + p + "-" + i);
-      }
+      values.addAll(TestTopics.produceValues(broker.channel(), "events", p, perPartition, tag + "-" + p + "-"));
     }
     return values;
   }
 
-  static void await(String what, long seconds, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() - deadline).as("waited %d s for: %s", seconds, what).isNegative();
-      Thread.sleep(20);
-    }
-  }
-
-  static GroupDescription describe(String group) {
-    return GroupServiceGrpc.newBlockingStub(broker.channel()).withDeadlineAfter(10, TimeUnit.SECONDS)
-        .describeGroup(DescribeGroupRequest.newBuilder().setGroup(group).build()).getGroup();
-  }
-
   /**
-   * One member on its own thread: polls (unless paused), commits in onPartitionsRevoked and at
-   * close (and after each batch when told to), and writes every callback into the shared event log.
+   * One member on its own thread: polls (unless paused), commits in onPartitionsRevoked (checking the
+   * commit was stored) and at close (and after each batch when told to), and writes every callback
+   * into the shared event log.
    */
-  static final class Member implements GroupConsumer.RebalanceListener, AutoCloseable {
+  static final class Member implements ConsumerRebalanceListener, AutoCloseable {
     final String name;
-    final GroupConsumer consumer;
+    final BrookConsumer<String, String> consumer;
     final List<String> events;
-    final List<ConsumedRecord> records = Collections.synchronizedList(new ArrayList<>());
-    final List<List<TopicPartition>> lost = Collections.synchronizedList(new ArrayList<>());
+    final List<ConsumerRecord<String, String>> records = Collections.synchronizedList(new ArrayList<>());
+    final List<Collection<TopicPartition>> lost = Collections.synchronizedList(new ArrayList<>());
+    final List<String> revokeCommitProblems = Collections.synchronizedList(new ArrayList<>());
     final AtomicReference<Throwable> failure = new AtomicReference<>();
     volatile List<TopicPartition> assignment = List.of();
     volatile String memberId = "";
@@ -102,9 +92,11 @@ class GroupConsumerIT {
       this.name = name;
       this.events = events;
       this.commitEachBatch = commitEachBatch;
-      this.consumer = new GroupConsumer(broker.channel(), new GroupConsumer.Settings(group, List.of("events"))
-          .clientId(name).sessionTimeoutMs(6000).maxPollIntervalMs(maxPollIntervalMs)
-          .autoOffsetReset(GroupConsumer.OffsetReset.EARLIEST).maxFetchWaitMs(200), this);
+      this.consumer = new BrookConsumer<>(ConsumerConfig.builder().brokerAddress(broker.address()).groupId(group)
+          .clientId(name).sessionTimeout(Duration.ofSeconds(6)).maxPollInterval(Duration.ofMillis(maxPollIntervalMs))
+          .autoOffsetReset(OffsetResetStrategy.EARLIEST).fetchMaxWait(Duration.ofMillis(200))
+          .enableAutoCommit(false).build(), Serdes.stringDeserializer(), Serdes.stringDeserializer());
+      consumer.subscribe(List.of("events"), this);
       this.thread = new Thread(this::loop, "member-" + name);
       thread.start();
     }
@@ -116,10 +108,14 @@ class GroupConsumerIT {
             Thread.sleep(10);
             continue;
           }
-          List<ConsumedRecord> batch = consumer.poll(Duration.ofMillis(200));
+          List<ConsumerRecord<String, String>> batch = consumer.poll(Duration.ofMillis(200)).asList();
           records.addAll(batch);
           if (commitEachBatch && !batch.isEmpty()) {
-            consumer.commit();
+            try {
+              consumer.commitSync();
+            } catch (CommitFailedException e) {
+              events.add(name + " commit failed");
+            }
           }
         }
         consumer.close();
@@ -129,30 +125,36 @@ class GroupConsumerIT {
     }
 
     @Override
-    public void onPartitionsRevoked(List<TopicPartition> partitions) {
-      events.add(name + " revoked " + partitions);
-      consumer.commit();
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      events.add(name + " revoked " + sorted(partitions));
+      Map<TopicPartition, Long> positions = new java.util.HashMap<>();
+      partitions.forEach(tp -> positions.put(tp, consumer.position(tp)));
+      consumer.commitSync();
+      Map<TopicPartition, Long> stored = consumer.committed(Set.copyOf(partitions));
+      if (!stored.equals(positions)) {
+        revokeCommitProblems.add("positions " + positions + " but committed " + stored);
+      }
       assignment = List.of();
     }
 
     @Override
-    public void onPartitionsAssigned(List<TopicPartition> partitions) {
-      events.add(name + " assigned " + partitions);
-      memberId = consumer.memberId();
-      assignment = partitions;
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      events.add(name + " assigned " + sorted(partitions));
+      memberId = consumer.groupMetadata().memberId();
+      assignment = List.copyOf(partitions);
     }
 
     @Override
-    public void onPartitionsLost(List<TopicPartition> partitions) {
-      events.add(name + " lost " + partitions);
-      lost.add(partitions);
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      events.add(name + " lost " + sorted(partitions));
+      lost.add(sorted(partitions));
       assignment = List.of();
     }
 
     Set<String> values() {
       synchronized (records) {
         Set<String> v = new HashSet<>();
-        records.forEach(r -> v.add(r.record().getValue().toStringUtf8()));
+        records.forEach(r -> v.add(r.value()));
         return v;
       }
     }
@@ -164,6 +166,12 @@ class GroupConsumerIT {
       assertThat(thread.isAlive()).as("%s stopped", name).isFalse();
       assertThat(failure.get()).as("%s's poll loop failed", name).isNull();
     }
+  }
+
+  static List<TopicPartition> sorted(Collection<TopicPartition> tps) {
+    List<TopicPartition> l = new ArrayList<>(tps);
+    Collections.sort(l);
+    return l;
   }
 
   @Test
@@ -204,6 +212,8 @@ class GroupConsumerIT {
     assertThat(indexOfNonEmpty(log.subList(revoked, log.size()), "a assigned")).as("a rejoins: %s", log)
         .isNotNegative();
     assertThat(log).as("nobody lost partitions").noneMatch(e -> e.contains(" lost "));
+    assertThat(a.revokeCommitProblems).as("the commit inside onPartitionsRevoked was stored").isEmpty();
+    assertThat(b.revokeCommitProblems).isEmpty();
 
     // a committed in onPartitionsRevoked, so b started where a stopped: every record once.
     assertThat(a.records.size() + b.records.size()).as("records read by a and b").isEqualTo(expected.size());
@@ -225,7 +235,7 @@ class GroupConsumerIT {
       // other's join complete within the wait below.
       try (Member other = new Member("other", "poll-interval", 120_000, true, events)) {
         await("other owns every partition", 20, () -> other.assignment.size() == PARTITIONS);
-        GroupDescription g = describe("poll-interval");
+        GroupDescription g = TestTopics.describeGroup(broker.channel(), "poll-interval");
         assertThat(g.getMembersList()).extracting(MemberDescription::getMemberId).containsExactly(other.memberId);
         assertThat(slow.lost).as("slow has not polled since").isEmpty();
 
@@ -234,7 +244,7 @@ class GroupConsumerIT {
             && !other.assignment.isEmpty() && slow.assignment.size() + other.assignment.size() == PARTITIONS);
         assertThat(slow.lost).as("the next poll reported the partitions lost").containsExactly(ALL);
         assertThat(slow.memberId).as("slow joined again as a new member").isNotEqualTo(firstId);
-        assertThat(describe("poll-interval").getMembersCount()).isEqualTo(2);
+        assertThat(TestTopics.describeGroup(broker.channel(), "poll-interval").getMembersCount()).isEqualTo(2);
         List<String> log = List.copyOf(events);
         assertThat(log).as("slow never revoked: it could not commit anymore").doesNotContain("slow revoked " + ALL);
       }

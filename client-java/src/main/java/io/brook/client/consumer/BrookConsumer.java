@@ -1,0 +1,842 @@
+package io.brook.client.consumer;
+
+import io.brook.client.Deserializer;
+import io.brook.client.TopicPartition;
+import io.brook.client.errors.BrokerUnavailableException;
+import io.brook.client.errors.BrookException;
+import io.brook.client.errors.ClientClosedException;
+import io.brook.client.errors.CommitFailedException;
+import io.brook.client.errors.ConfigException;
+import io.brook.client.errors.IllegalGenerationException;
+import io.brook.client.errors.NoOffsetForPartitionException;
+import io.brook.client.errors.UnknownMemberException;
+import io.brook.client.internal.Backoff;
+import io.brook.client.internal.Connection;
+import io.brook.client.internal.ErrorMapping;
+import io.brook.protocol.v1.CommitOffsetsResponse;
+import io.brook.protocol.v1.FetchServiceGrpc;
+import io.brook.protocol.v1.GroupServiceGrpc;
+import io.grpc.stub.StreamObserver;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.ConcurrentModificationException;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * Reads records by offset, alone ({@link #assign}) or as a member of a consumer group ({@link
+ * #subscribe}), like Kafka's consumer.
+ *
+ * <pre>{@code
+ * ConsumerConfig config = ConsumerConfig.builder().brokerAddress("localhost:7070").groupId("billing")
+ *     .autoOffsetReset(OffsetResetStrategy.EARLIEST).build();
+ * try (BrookConsumer<String, String> consumer =
+ *     new BrookConsumer<>(config, Serdes.stringDeserializer(), Serdes.stringDeserializer())) {
+ *   consumer.subscribe(List.of("orders"));
+ *   while (running) {
+ *     for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+ *       process(r);
+ *     }
+ *   } // auto commit: what poll returned is committed at the next poll, on a rebalance and on close
+ * }
+ * }</pre>
+ *
+ * <p><b>Groups.</b> The first poll after {@link #subscribe} joins the group; the broker assigns the
+ * member its partitions once the rebalance completes. A background thread heartbeats. When another
+ * member joins or leaves, the next poll calls {@link ConsumerRebalanceListener#onPartitionsRevoked}
+ * (the member still owns the partitions and can commit) and joins again; the rebalance is eager.
+ * When the member was removed (its session expired, or the broker restarted and forgot it) or
+ * fenced, its partitions may already be another member's: the next poll calls {@link
+ * ConsumerRebalanceListener#onPartitionsLost} and joins as a new member. When the application does
+ * not call poll within {@code max.poll.interval.ms}, the heartbeat thread leaves the group so that
+ * the others get the partitions.
+ *
+ * <p><b>Positions.</b> A newly assigned partition starts at the group's committed offset, else at
+ * {@code auto.offset.reset}. Poll moves the positions past the records it returns. {@link
+ * #commitSync()} stores the positions (the next offset to read, as in Kafka). Delivery is at least
+ * once: after a crash, a rebalance without a commit, or a lost membership, the records returned
+ * since the last commit are read again.
+ *
+ * <p><b>The broker going away.</b> Poll retries with backoff ({@code reconnect.backoff.ms} doubling
+ * up to {@code reconnect.backoff.max.ms}) while the broker is unreachable and returns no records
+ * when its timeout passes; it throws {@link BrokerUnavailableException} only when the broker has
+ * been unreachable for longer than {@code default.api.timeout.ms} (then the clock starts again, so
+ * calling poll again keeps trying). When the broker is back the member rejoins (a restarted broker
+ * has forgotten every member: the partitions are reported lost, then assigned again) and reads on
+ * from the committed offsets. Blocking calls other than poll (commitSync, committed, position,
+ * close) retry within their timeout, {@code default.api.timeout.ms} when none is given, then throw.
+ *
+ * <p><b>Threads.</b> Not thread-safe, like Kafka's consumer: one thread polls and makes every other
+ * call; the rebalance listener runs on that thread. A call from a second thread while the first is
+ * inside one throws {@link ConcurrentModificationException}. Only {@link #wakeup()} may be called
+ * from any thread.
+ */
+public final class BrookConsumer<K, V> implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(BrookConsumer.class.getName());
+  private static final int JOIN_ATTEMPTS = 5;
+
+  private final ConsumerConfig config;
+  private final Connection connection;
+  private final Calls calls;
+  private final OffsetCalls offsets;
+  private final Fetcher<K, V> fetcher;
+  private final Membership membership;
+  private final PartitionStates states = new PartitionStates();
+  private final Backoff pollBackoff;
+
+  private List<String> subscription;
+  private boolean manual;
+  private ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {};
+  private boolean closed;
+  private long nextAutoCommitNanos;
+  /** When poll's calls started failing (retriably) in a row; 0 while they succeed. */
+  private long failingSinceNanos;
+  /** Async commits answered, whose callbacks wait for the polling thread. */
+  private final Queue<Runnable> asyncCompletions = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger asyncInFlight = new AtomicInteger();
+
+  // Kafka's light guard against use from two threads at once (re-entry from a listener is fine).
+  private volatile Thread owner;
+  private int depth;
+
+  public BrookConsumer(ConsumerConfig config, Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
+    this.config = Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(keyDeserializer, "keyDeserializer");
+    Objects.requireNonNull(valueDeserializer, "valueDeserializer");
+    this.connection = Connection.of(config.brokerAddress(), config.channel());
+    this.calls = new Calls(config.reconnectBackoffMs(), config.reconnectBackoffMaxMs());
+    GroupServiceGrpc.GroupServiceBlockingStub groups = GroupServiceGrpc.newBlockingStub(connection.channel());
+    FetchServiceGrpc.FetchServiceBlockingStub fetches = FetchServiceGrpc.newBlockingStub(connection.channel());
+    this.offsets = new OffsetCalls(config, connection.channel());
+    this.fetcher = new Fetcher<>(config, fetches, keyDeserializer, valueDeserializer);
+    this.membership = config.groupId() == null ? null : new Membership(config, groups);
+    this.pollBackoff = new Backoff(config.reconnectBackoffMs(), config.reconnectBackoffMaxMs());
+  }
+
+  public static <K, V> BrookConsumer<K, V> create(ConsumerConfig config, Deserializer<K> keys, Deserializer<V> values) {
+    return new BrookConsumer<>(config, keys, values);
+  }
+
+  // --- subscription and assignment
+
+  /** Joins the group for these topics at the next poll (replacing an earlier subscription). */
+  public void subscribe(Collection<String> topics) {
+    subscribe(topics, new ConsumerRebalanceListener() {});
+  }
+
+  /**
+   * Joins the group for these topics at the next poll; the listener hears of partitions revoked,
+   * assigned and lost. Needs a {@code group.id}.
+   */
+  public void subscribe(Collection<String> topics, ConsumerRebalanceListener listener) {
+    run(() -> {
+      if (membership == null) {
+        throw new ConfigException("NO_GROUP_ID", "subscribe needs a group.id (use assign to read without a group)");
+      }
+      if (manual) {
+        throw new IllegalStateException("assign and subscribe cannot be mixed: call unsubscribe first");
+      }
+      Objects.requireNonNull(topics, "topics");
+      if (topics.isEmpty() || topics.stream().anyMatch(t -> t == null || t.isBlank())) {
+        throw new IllegalArgumentException("topics must be a non-empty list of names, got " + topics);
+      }
+      List<String> next = List.copyOf(new LinkedHashSet<>(topics));
+      if (subscription != null && !subscription.equals(next)) {
+        membership.requestRejoin(); // the next poll revokes and joins with the new topics
+      }
+      subscription = next;
+      this.listener = Objects.requireNonNull(listener, "listener");
+    });
+  }
+
+  /**
+   * Reads these partitions without group membership (Kafka's assign): no rebalances, and commits
+   * (which need a {@code group.id}) are made from outside the group. New partitions start at the
+   * group's committed offset when there is a {@code group.id}, else at {@code auto.offset.reset}.
+   */
+  public void assign(Collection<TopicPartition> partitions) {
+    run(() -> {
+      if (subscription != null) {
+        throw new IllegalStateException("assign and subscribe cannot be mixed: call unsubscribe first");
+      }
+      Objects.requireNonNull(partitions, "partitions");
+      if (config.enableAutoCommit()) {
+        autoCommitQuietly();
+      }
+      states.assign(new LinkedHashSet<>(partitions));
+      manual = !partitions.isEmpty();
+    });
+  }
+
+  /**
+   * Gives up the subscription or assignment: a member commits (with auto commit), tells the
+   * listener its partitions are revoked, and leaves the group.
+   */
+  public void unsubscribe() {
+    run(() -> {
+      if (subscription != null && membership.current() != null) {
+        if (config.enableAutoCommit()) {
+          autoCommitQuietly();
+        }
+        List<TopicPartition> owned = states.assigned();
+        try {
+          callListener(l -> l.onPartitionsRevoked(owned)); // still a member: it may commit
+        } finally {
+          states.clear();
+          membership.leaveGroup();
+          subscription = null;
+        }
+      } else {
+        if (membership != null) {
+          membership.leaveGroup();
+        }
+        states.clear();
+        subscription = null;
+        manual = false;
+      }
+    });
+  }
+
+  /** The topics subscribed to (empty when none). */
+  public Set<String> subscription() {
+    return subscription == null ? Set.of() : Set.copyOf(subscription);
+  }
+
+  /** The partitions this consumer reads now (empty during a rebalance and before the first join). */
+  public Set<TopicPartition> assignment() {
+    return Set.copyOf(states.assigned());
+  }
+
+  // --- polling
+
+  /**
+   * Joins or rejoins the group when needed (running the listener), then returns the records
+   * fetched from the assigned partitions, at most {@code max.poll.records}; empty when none came
+   * within the timeout. The positions move past the returned records. May take longer than the
+   * timeout while a rebalance completes (at most about {@code max.poll.interval.ms}).
+   *
+   * @throws BrokerUnavailableException when the broker has been unreachable longer than {@code
+   *     default.api.timeout.ms}
+   * @throws NoOffsetForPartitionException a partition has no committed offset and {@code
+   *     auto.offset.reset} is none
+   * @throws io.brook.client.errors.OffsetOutOfRangeException a position is out of range and {@code
+   *     auto.offset.reset} is none
+   * @throws io.brook.client.errors.WakeupException {@link #wakeup()} was called
+   */
+  public ConsumerRecords<K, V> poll(Duration timeout) {
+    return call(() -> {
+      if (subscription == null && !manual) {
+        throw new IllegalStateException("poll needs subscribe or assign first");
+      }
+      long deadline = System.nanoTime() + timeout.toNanos();
+      if (subscription != null) {
+        membership.pollStarted();
+      }
+      try {
+        runAsyncCallbacks();
+        maybeAutoCommit();
+        return pollUntil(deadline);
+      } finally {
+        if (subscription != null) {
+          membership.pollEnded();
+        }
+      }
+    });
+  }
+
+  private ConsumerRecords<K, V> pollUntil(long deadline) {
+    while (true) {
+      calls.checkWakeup();
+      try {
+        if (subscription != null) {
+          ensureMember();
+        }
+        calls.once(() -> {
+          resolvePositions(states.withoutPosition());
+          return null;
+        });
+        long leftMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        long waitMs = Math.min(leftMs, config.fetchMaxWaitMs());
+        ConsumerRecords<K, V> records;
+        if (states.knownPositions().isEmpty()) {
+          idle(waitMs);
+          records = ConsumerRecords.empty();
+        } else {
+          records = calls.once(() -> fetcher.fetch(states, waitMs));
+        }
+        succeeded();
+        if (!records.isEmpty() || System.nanoTime() - deadline >= 0) {
+          return records;
+        }
+      } catch (BrookException e) {
+        if (!e.isRetriable()) {
+          throw e;
+        }
+        failedForNow(e);
+        long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (leftMs <= 0) {
+          return ConsumerRecords.empty();
+        }
+        calls.sleep(Math.min(leftMs, pollBackoff.nextDelayMs()));
+      }
+    }
+  }
+
+  /** Nothing to fetch: wait for a rebalance notice (a member) or just the time (assign). */
+  private void idle(long ms) {
+    if (subscription == null) {
+      calls.sleep(ms);
+      return;
+    }
+    try {
+      membership.awaitChange(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BrookException("INTERRUPTED", "interrupted while polling", e);
+    }
+  }
+
+  /**
+   * A retriable failure inside poll: retried with backoff. Past {@code default.api.timeout.ms} of
+   * failures in a row it is thrown, as BrokerUnavailableException when the broker could not be
+   * reached; the clock then starts again, so the next poll keeps trying.
+   */
+  private void failedForNow(BrookException e) {
+    long now = System.nanoTime();
+    boolean unreachable = Calls.unreachable(e);
+    if (failingSinceNanos == 0) {
+      failingSinceNanos = now;
+      if (unreachable) {
+        LOG.log(System.Logger.Level.WARNING, "broker at {0} not reachable ({1}: {2}); retrying",
+            connection.address(), e.reason(), e.getMessage());
+      } else {
+        LOG.log(System.Logger.Level.WARNING, "{0} ({1}); retrying", e.getMessage(), e.reason());
+      }
+    }
+    if (unreachable) {
+      connection.channel().resetConnectBackoff(); // our own backoff paces the retries, not gRPC's (up to 2 min)
+    }
+    long failingMs = TimeUnit.NANOSECONDS.toMillis(now - failingSinceNanos);
+    if (failingMs > config.defaultApiTimeoutMs()) {
+      failingSinceNanos = 0;
+      if (unreachable) {
+        throw new BrokerUnavailableException(e.reason(), "the broker at " + connection.address() + " was unreachable "
+            + "for " + failingMs + " ms (default.api.timeout.ms " + config.defaultApiTimeoutMs() + "): "
+            + e.getMessage(), e);
+      }
+      throw e;
+    }
+  }
+
+  private void succeeded() {
+    if (failingSinceNanos != 0) {
+      LOG.log(System.Logger.Level.INFO, "broker at {0} answers again", connection.address());
+      failingSinceNanos = 0;
+    }
+    pollBackoff.reset();
+  }
+
+  // --- membership steps, on the polling thread
+
+  /** Acts on what the heartbeat thread noticed, then joins when the member holds no assignment. */
+  private void ensureMember() {
+    switch (membership.pending()) {
+      case NOTHING -> {
+        return;
+      }
+      case LOST -> {
+        List<TopicPartition> gone = states.clear();
+        membership.acknowledgeLost();
+        if (!gone.isEmpty()) {
+          LOG.log(System.Logger.Level.WARNING, "lost partitions {0} of group {1} (removed from the group or fenced);"
+              + " joining again", gone, config.groupId());
+          callListener(l -> l.onPartitionsLost(gone));
+        }
+      }
+      case REVOKE_AND_REJOIN -> {
+        if (config.enableAutoCommit()) {
+          autoCommitQuietly();
+        }
+        // Still the owner in a current generation: the listener may commit.
+        List<TopicPartition> owned = states.assigned();
+        try {
+          callListener(l -> l.onPartitionsRevoked(owned));
+        } finally {
+          states.clear();
+          membership.revoked();
+        }
+      }
+      case JOIN -> {
+        // nothing to give up
+      }
+    }
+    join();
+  }
+
+  private void join() {
+    List<TopicPartition> assigned = null;
+    for (int attempt = 1; assigned == null; attempt++) {
+      try {
+        assigned = calls.once(() -> membership.join(subscription));
+      } catch (UnknownMemberException | IllegalGenerationException e) {
+        // Removed or fenced while joining (a restart, a session that ran out): join again.
+        if (attempt >= JOIN_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+    states.assign(assigned);
+    nextAutoCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.autoCommitIntervalMs());
+    List<TopicPartition> now = assigned;
+    callListener(l -> l.onPartitionsAssigned(now));
+  }
+
+  private void callListener(Consumer<ConsumerRebalanceListener> callback) {
+    callback.accept(listener);
+  }
+
+  /** Starts the given partitions: a pending seek to an end, else the committed offset, else auto.offset.reset. */
+  private void resolvePositions(List<TopicPartition> partitions) {
+    if (partitions.isEmpty()) {
+      return;
+    }
+    List<TopicPartition> needCommitted = new ArrayList<>();
+    for (TopicPartition tp : partitions) {
+      if (states.pendingReset(tp) == null) {
+        needCommitted.add(tp);
+      }
+    }
+    if (config.groupId() != null && !needCommitted.isEmpty()) {
+      offsets.committed(needCommitted).forEach(states::seek);
+    }
+    Map<OffsetResetStrategy, List<TopicPartition>> toReset = new EnumMap<>(OffsetResetStrategy.class);
+    for (TopicPartition tp : partitions) {
+      if (states.position(tp) == null) {
+        OffsetResetStrategy how = states.pendingReset(tp) != null ? states.pendingReset(tp) : config.autoOffsetReset();
+        toReset.computeIfAbsent(how, h -> new ArrayList<>()).add(tp);
+      }
+    }
+    List<TopicPartition> none = toReset.remove(OffsetResetStrategy.NONE);
+    toReset.forEach((how, tps) -> offsets.boundaries(tps, how).forEach(states::seek));
+    if (none != null) {
+      throw new NoOffsetForPartitionException(Set.copyOf(none), "no committed offset for " + none
+          + (config.groupId() == null ? " (no group.id)" : " in group " + config.groupId())
+          + " and auto.offset.reset is none: seek them first");
+    }
+  }
+
+  // --- commits
+
+  /** Commits the position of every assigned partition, retrying within {@code default.api.timeout.ms}. */
+  public void commitSync() {
+    commitSync(Duration.ofMillis(config.defaultApiTimeoutMs()));
+  }
+
+  public void commitSync(Duration timeout) {
+    run(() -> commitSync(states.knownPositions(), timeout));
+  }
+
+  /** Commits these offsets: each the next offset to read of its partition (Kafka's semantics). */
+  public void commitSync(Map<TopicPartition, Long> offsets) {
+    commitSync(offsets, Duration.ofMillis(config.defaultApiTimeoutMs()));
+  }
+
+  /**
+   * Commits these offsets, retrying while the broker is unreachable until the timeout passes.
+   *
+   * @throws CommitFailedException when the member is not in the group's current generation (it
+   *     was removed, fenced, or a rebalance is running); the next poll rejoins
+   * @throws ConfigException without a {@code group.id}
+   */
+  public void commitSync(Map<TopicPartition, Long> offsets, Duration timeout) {
+    run(() -> {
+      requireGroup("commit");
+      if (offsets.isEmpty()) {
+        return;
+      }
+      Map<TopicPartition, Long> copy = Map.copyOf(offsets);
+      ConsumerGroupMetadata as = commitMembership();
+      try {
+        calls.retrying(timeout.toMillis(), () -> {
+          this.offsets.commit(as.memberId(), as.generation(), copy);
+          return null;
+        });
+      } catch (BrookException e) {
+        if (subscription != null && membership.fencedOrRemoved(e, as)) {
+          throw new CommitFailedException(e.reason(), "commit refused: " + e.getMessage() + "; the partitions may "
+              + "belong to another member now, the next poll joins again", e);
+        }
+        throw e;
+      }
+      runAsyncCallbacks(); // Kafka's order: earlier async commits are reported by the next sync one
+    });
+  }
+
+  /** {@link #commitAsync(Map, OffsetCommitCallback)} of every position; a failure is logged. */
+  public void commitAsync() {
+    commitAsync((OffsetCommitCallback) null);
+  }
+
+  /** {@link #commitAsync(Map, OffsetCommitCallback)} of every position. */
+  public void commitAsync(OffsetCommitCallback callback) {
+    run(() -> commitAsync(states.knownPositions(), callback));
+  }
+
+  /**
+   * Sends the commit and returns at once; there is no retry. The callback (null: failures are
+   * logged) runs on the polling thread inside a later poll, commitSync or close, which waits up to
+   * its timeout for commits still under way.
+   */
+  public void commitAsync(Map<TopicPartition, Long> offsets, OffsetCommitCallback callback) {
+    run(() -> {
+      requireGroup("commit");
+      Map<TopicPartition, Long> copy = Map.copyOf(offsets);
+      ConsumerGroupMetadata as;
+      try {
+        as = commitMembership();
+      } catch (CommitFailedException e) {
+        asyncInFlight.incrementAndGet();
+        completeAsync(copy, e, callback);
+        return;
+      }
+      asyncInFlight.incrementAndGet();
+      this.offsets.commitAsync(as.memberId(), as.generation(), copy, new StreamObserver<>() {
+        private BrookException refused;
+
+        @Override
+        public void onNext(CommitOffsetsResponse response) {
+          try {
+            OffsetCalls.checkCommitted(response);
+          } catch (BrookException e) {
+            refused = e;
+          }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+          BrookException e = ErrorMapping.fromThrowable(t);
+          if (subscribedAtCommit(as) && membership.fencedOrRemoved(e, as)) {
+            e = new CommitFailedException(e.reason(), "commit refused: " + e.getMessage() + "; the partitions may "
+                + "belong to another member now, the next poll joins again", e);
+          }
+          completeAsync(copy, e, callback);
+        }
+
+        @Override
+        public void onCompleted() {
+          completeAsync(copy, refused, callback);
+        }
+      });
+    });
+  }
+
+  private boolean subscribedAtCommit(ConsumerGroupMetadata as) {
+    return !as.memberId().isEmpty();
+  }
+
+  /** Any thread: queues the callback for the polling thread. */
+  private void completeAsync(Map<TopicPartition, Long> offsets, BrookException e, OffsetCommitCallback callback) {
+    asyncCompletions.add(() -> {
+      if (callback != null) {
+        callback.onComplete(offsets, e);
+      } else if (e != null) {
+        LOG.log(System.Logger.Level.WARNING, "async commit to group {0} failed: {1} ({2})", config.groupId(),
+            e.getMessage(), e.reason());
+      }
+    });
+    asyncInFlight.decrementAndGet();
+  }
+
+  /** On the polling thread: the callbacks of async commits that have ended. */
+  private void runAsyncCallbacks() {
+    for (Runnable r = asyncCompletions.poll(); r != null; r = asyncCompletions.poll()) {
+      r.run();
+    }
+  }
+
+  /** Waits (up to the timeout) for async commits under way, then runs their callbacks. */
+  private void awaitAsyncCommits(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (asyncInFlight.get() > 0 && System.nanoTime() - deadline < 0) {
+      calls.sleep(5);
+    }
+    runAsyncCallbacks();
+  }
+
+  /** The membership a commit is made in: this member's current one, or none (assign: from outside the group). */
+  private ConsumerGroupMetadata commitMembership() {
+    if (subscription == null) {
+      return new ConsumerGroupMetadata(config.groupId(), "", 0);
+    }
+    ConsumerGroupMetadata as = membership.current();
+    if (as == null) {
+      throw new CommitFailedException("NOT_A_MEMBER", "cannot commit: not a member of group " + config.groupId()
+          + " at the moment (rebalancing, or removed); the next poll joins again");
+    }
+    return as;
+  }
+
+  /** The group's committed offsets of these partitions; a partition without one is absent. */
+  public Map<TopicPartition, Long> committed(Set<TopicPartition> partitions) {
+    return committed(partitions, Duration.ofMillis(config.defaultApiTimeoutMs()));
+  }
+
+  public Map<TopicPartition, Long> committed(Set<TopicPartition> partitions, Duration timeout) {
+    return call(() -> {
+      requireGroup("committed");
+      if (partitions.isEmpty()) {
+        return Map.of();
+      }
+      return Map.copyOf(calls.retrying(timeout.toMillis(), () -> offsets.committed(Set.copyOf(partitions))));
+    });
+  }
+
+  private void maybeAutoCommit() {
+    if (config.enableAutoCommit() && System.nanoTime() - nextAutoCommitNanos >= 0) {
+      nextAutoCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.autoCommitIntervalMs());
+      autoCommitQuietly();
+    }
+  }
+
+  /** Auto commit: failures are logged, not thrown (the records are then read again later, at least once). */
+  private void autoCommitQuietly() {
+    Map<TopicPartition, Long> positions = states.knownPositions();
+    if (positions.isEmpty() || (subscription != null && membership.current() == null)) {
+      return;
+    }
+    try {
+      commitSync(positions, Duration.ofMillis(config.requestTimeoutMs()));
+    } catch (BrookException e) {
+      LOG.log(System.Logger.Level.WARNING, "auto commit to group {0} failed: {1} ({2})", config.groupId(),
+          e.getMessage(), e.reason());
+    }
+  }
+
+  private void requireGroup(String what) {
+    if (config.groupId() == null) {
+      throw new ConfigException("NO_GROUP_ID", what + " needs a group.id");
+    }
+  }
+
+  // --- positions
+
+  /** The next fetch of this assigned partition starts at this offset. */
+  public void seek(TopicPartition partition, long offset) {
+    run(() -> {
+      requireAssigned(partition);
+      if (offset < 0) {
+        throw new IllegalArgumentException("offset must be >= 0, got " + offset);
+      }
+      states.seek(partition, offset);
+    });
+  }
+
+  /** These partitions (all assigned ones when empty) start over at their earliest offset, looked up lazily. */
+  public void seekToBeginning(Collection<TopicPartition> partitions) {
+    seekTo(partitions, OffsetResetStrategy.EARLIEST);
+  }
+
+  /** These partitions (all assigned ones when empty) go to their end, looked up lazily. */
+  public void seekToEnd(Collection<TopicPartition> partitions) {
+    seekTo(partitions, OffsetResetStrategy.LATEST);
+  }
+
+  private void seekTo(Collection<TopicPartition> partitions, OffsetResetStrategy where) {
+    run(() -> {
+      Collection<TopicPartition> which = partitions.isEmpty() ? states.assigned() : partitions;
+      which.forEach(this::requireAssigned);
+      which.forEach(tp -> states.requestReset(tp, where));
+    });
+  }
+
+  /** The next offset poll reads from this assigned partition, looking it up when not known yet. */
+  public long position(TopicPartition partition) {
+    return position(partition, Duration.ofMillis(config.defaultApiTimeoutMs()));
+  }
+
+  public long position(TopicPartition partition, Duration timeout) {
+    return call(() -> {
+      requireAssigned(partition);
+      if (states.position(partition) == null) {
+        calls.retrying(timeout.toMillis(), () -> {
+          resolvePositions(List.of(partition));
+          return null;
+        });
+      }
+      return states.position(partition);
+    });
+  }
+
+  /**
+   * How far this assigned partition's position is behind its end, as the last fetch saw it; empty
+   * when no fetch of it answered yet.
+   */
+  public OptionalLong currentLag(TopicPartition partition) {
+    return call(() -> {
+      requireAssigned(partition);
+      Long end = states.endOffset(partition);
+      Long position = states.position(partition);
+      return end == null || position == null ? OptionalLong.empty() : OptionalLong.of(Math.max(0, end - position));
+    });
+  }
+
+  /** The log-start offset of each partition (Kafka's beginningOffsets), retrying within {@code default.api.timeout.ms}. */
+  public Map<TopicPartition, Long> beginningOffsets(Collection<TopicPartition> partitions) {
+    return boundaries(partitions, OffsetResetStrategy.EARLIEST);
+  }
+
+  /** The end offset of each partition: the offset the next record produced gets. */
+  public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions) {
+    return boundaries(partitions, OffsetResetStrategy.LATEST);
+  }
+
+  private Map<TopicPartition, Long> boundaries(Collection<TopicPartition> partitions, OffsetResetStrategy which) {
+    return call(() -> partitions.isEmpty() ? Map.of() : Map.copyOf(calls.retrying(config.defaultApiTimeoutMs(),
+        () -> offsets.boundaries(List.copyOf(partitions), which))));
+  }
+
+  /**
+   * Of each partition, the first offset whose record has a timestamp at or after the one given (ms
+   * since the epoch), or the end offset when no record is that recent (Kafka answers null there).
+   */
+  public Map<TopicPartition, Long> offsetsForTimes(Map<TopicPartition, Long> timestamps) {
+    return call(() -> timestamps.isEmpty() ? Map.of() : Map.copyOf(calls.retrying(config.defaultApiTimeoutMs(),
+        () -> offsets.forTimes(timestamps))));
+  }
+
+  /** The membership held now; generation -1 when none (or without a group.id). */
+  public ConsumerGroupMetadata groupMetadata() {
+    return membership == null ? new ConsumerGroupMetadata(null, "", -1) : membership.metadata();
+  }
+
+  private void requireAssigned(TopicPartition tp) {
+    if (!states.isAssigned(tp)) {
+      throw new IllegalStateException("no current assignment for partition " + tp + " (assigned: "
+          + states.assigned() + ")");
+    }
+  }
+
+  // --- wakeup and close
+
+  /**
+   * From any thread: the blocking call running now on the polling thread, or its next one, throws
+   * {@link io.brook.client.errors.WakeupException}. The usual way to stop a poll loop from outside.
+   */
+  public void wakeup() {
+    calls.wakeup();
+    if (membership != null) {
+      membership.poke();
+    }
+  }
+
+  /** {@link #close(Duration)} with {@code default.api.timeout.ms}. */
+  @Override
+  public void close() {
+    close(Duration.ofMillis(config.defaultApiTimeoutMs()));
+  }
+
+  /**
+   * Commits the positions (auto commit), calls the listener's onPartitionsRevoked (or Lost), leaves
+   * the group, stops the heartbeat thread and closes its own channel. A failure of the listener is
+   * thrown once everything is closed; a failed auto commit is logged.
+   */
+  public void close(Duration timeout) {
+    acquire();
+    RuntimeException failure = null;
+    try {
+      if (closed) {
+        return;
+      }
+      try {
+        awaitAsyncCommits(timeout);
+        if (subscription != null && membership.pending() == Membership.Pending.LOST) {
+          List<TopicPartition> gone = states.clear();
+          if (!gone.isEmpty()) {
+            callListener(l -> l.onPartitionsLost(gone));
+          }
+        } else if (subscription != null && membership.current() != null) {
+          if (config.enableAutoCommit()) {
+            autoCommitWithin(timeout);
+          }
+          List<TopicPartition> owned = states.assigned();
+          callListener(l -> l.onPartitionsRevoked(owned));
+        } else if (manual && config.enableAutoCommit()) {
+          autoCommitWithin(timeout);
+        }
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+    } finally {
+      if (!closed) {
+        closed = true;
+        if (membership != null) {
+          membership.close();
+        }
+        connection.close();
+      }
+      release();
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private void autoCommitWithin(Duration timeout) {
+    try {
+      commitSync(states.knownPositions(), timeout);
+    } catch (BrookException e) {
+      LOG.log(System.Logger.Level.WARNING, "commit at close of group {0} failed: {1} ({2})", config.groupId(),
+          e.getMessage(), e.reason());
+    }
+  }
+
+  // --- one thread at a time
+
+  private void run(Runnable r) {
+    call(() -> {
+      r.run();
+      return null;
+    });
+  }
+
+  private <T> T call(java.util.function.Supplier<T> body) {
+    acquire();
+    try {
+      if (closed) {
+        throw new ClientClosedException("CLOSED", "the consumer is closed");
+      }
+      return body.get();
+    } finally {
+      release();
+    }
+  }
+
+  private void acquire() {
+    Thread me = Thread.currentThread();
+    synchronized (this) {
+      if (owner != null && owner != me) {
+        throw new ConcurrentModificationException("BrookConsumer is not safe for use by several threads: "
+            + owner.getName() + " is using it");
+      }
+      owner = me;
+      depth++;
+    }
+  }
+
+  private synchronized void release() {
+    if (--depth == 0) {
+      owner = null;
+    }
+  }
+}

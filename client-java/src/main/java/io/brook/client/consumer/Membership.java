@@ -1,0 +1,335 @@
+package io.brook.client.consumer;
+
+import io.brook.client.TopicPartition;
+import io.brook.client.errors.BrookException;
+import io.brook.client.errors.IllegalGenerationException;
+import io.brook.client.errors.UnknownGroupException;
+import io.brook.client.errors.UnknownMemberException;
+import io.brook.client.internal.ErrorMapping;
+import io.brook.protocol.v1.GroupServiceGrpc;
+import io.brook.protocol.v1.HeartbeatRequest;
+import io.brook.protocol.v1.HeartbeatResponse;
+import io.brook.protocol.v1.JoinGroupRequest;
+import io.brook.protocol.v1.JoinGroupResponse;
+import io.brook.protocol.v1.LeaveGroupRequest;
+import io.brook.protocol.v1.TopicPartitions;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The consumer's membership of its group, shared between the polling thread (which joins, leaves,
+ * and reacts to what happened) and the heartbeat thread (which keeps the session alive, notices a
+ * rebalance or a removal, and leaves the group when the application stops polling). Every field
+ * is guarded by {@code this}.
+ */
+final class Membership {
+  private static final System.Logger LOG = System.getLogger(Membership.class.getName());
+  /** Beyond the rebalance timeout, how long a JoinGroup may take before the client gives up on it. */
+  private static final long JOIN_GRACE_MS = 15_000;
+
+  private final ConsumerConfig config;
+  private final GroupServiceGrpc.GroupServiceBlockingStub groups;
+  private Thread heartbeater;
+
+  private String memberId = "";
+  private int generation;
+  /** Holds the assignment of {@code generation}. */
+  private boolean joined;
+  /** A heartbeat answered rejoin=true: revoke, then join again. */
+  private boolean rejoinRequested;
+  /** Removed, fenced, or left for not polling: the partitions are gone without a revoke. */
+  private boolean lost;
+  private boolean closed;
+  private int heartbeatIntervalMs = 3000;
+  private long nextHeartbeatNanos;
+  private boolean inPoll;
+  private long lastPollNanos = System.nanoTime();
+
+  Membership(ConsumerConfig config, GroupServiceGrpc.GroupServiceBlockingStub groups) {
+    this.config = config;
+    this.groups = groups;
+  }
+
+  /** What the polling thread should do before it fetches. */
+  enum Pending { NOTHING, REVOKE_AND_REJOIN, LOST, JOIN }
+
+  synchronized Pending pending() {
+    if (lost) {
+      return Pending.LOST;
+    }
+    if (!joined) {
+      return Pending.JOIN;
+    }
+    return rejoinRequested ? Pending.REVOKE_AND_REJOIN : Pending.NOTHING;
+  }
+
+  /** The subscription changed: revoke and join again at the next poll. */
+  synchronized void requestRejoin() {
+    if (joined && !lost) {
+      rejoinRequested = true;
+    }
+  }
+
+  /** Wakes a poll waiting in {@link #awaitChange} (wakeup()). */
+  synchronized void poke() {
+    notifyAll();
+  }
+
+  /** The polling thread took note of the loss: the next step is a join. */
+  synchronized void acknowledgeLost() {
+    lost = false;
+    joined = false;
+  }
+
+  /** The polling thread revoked its partitions: the next step is a join. */
+  synchronized void revoked() {
+    joined = false;
+  }
+
+  /**
+   * One JoinGroup (blocking until the rebalance completes); answers the member's partitions.
+   * Run through {@link Calls} by the polling thread.
+   */
+  List<TopicPartition> join(Collection<String> topics) {
+    String id;
+    synchronized (this) {
+      id = memberId;
+      rejoinRequested = false;
+    }
+    JoinGroupRequest request = JoinGroupRequest.newBuilder().setGroup(config.groupId()).setMemberId(id)
+        .setClientId(config.clientId()).addAllTopics(topics).setSessionTimeoutMs(config.sessionTimeoutMs())
+        .setRebalanceTimeoutMs(config.maxPollIntervalMs()).build();
+    JoinGroupResponse response;
+    try {
+      response = groups.withDeadlineAfter(config.maxPollIntervalMs() + JOIN_GRACE_MS, TimeUnit.MILLISECONDS)
+          .joinGroup(request);
+    } catch (RuntimeException e) {
+      BrookException b = ErrorMapping.fromThrowable(e);
+      if (b instanceof UnknownMemberException) {
+        synchronized (this) {
+          memberId = ""; // removed meanwhile (or the broker restarted): join as a new member
+        }
+      }
+      throw b;
+    }
+    List<TopicPartition> assigned = new ArrayList<>();
+    for (TopicPartitions tps : response.getAssignmentList()) {
+      for (int p : tps.getPartitionsList()) {
+        assigned.add(new TopicPartition(tps.getTopic(), p));
+      }
+    }
+    synchronized (this) {
+      memberId = response.getMemberId();
+      generation = response.getGeneration();
+      heartbeatIntervalMs = response.getHeartbeatIntervalMs() > 0 ? response.getHeartbeatIntervalMs() : 3000;
+      joined = true;
+      lost = false;
+      rejoinRequested = false;
+      nextHeartbeatNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(heartbeatIntervalMs);
+      startHeartbeats();
+      notifyAll();
+    }
+    return assigned;
+  }
+
+  private void startHeartbeats() {
+    if (heartbeater == null) {
+      heartbeater = new Thread(this::heartbeatLoop, "brook-heartbeat-" + config.groupId());
+      heartbeater.setDaemon(true);
+      heartbeater.start();
+    }
+  }
+
+  /** The membership a commit is made in, or null when the member holds no current assignment. */
+  synchronized ConsumerGroupMetadata current() {
+    return joined && !lost ? new ConsumerGroupMetadata(config.groupId(), memberId, generation) : null;
+  }
+
+  synchronized ConsumerGroupMetadata metadata() {
+    ConsumerGroupMetadata m = current();
+    return m != null ? m : new ConsumerGroupMetadata(config.groupId(), "", -1);
+  }
+
+  synchronized void pollStarted() {
+    inPoll = true;
+  }
+
+  synchronized void pollEnded() {
+    inPoll = false;
+    lastPollNanos = System.nanoTime();
+  }
+
+  /** Waits up to {@code ms} for the heartbeat thread to report a rebalance or a loss. */
+  synchronized void awaitChange(long ms) throws InterruptedException {
+    if (ms > 0 && joined && !rejoinRequested && !lost && !closed) {
+      wait(ms);
+    }
+  }
+
+  /**
+   * A call of this membership failed: when the broker says the member is unknown (removed, or the
+   * broker restarted) or fenced, and the answer concerns the membership held now, it is lost.
+   * Answers whether the failure was one of those.
+   */
+  boolean fencedOrRemoved(BrookException e, ConsumerGroupMetadata of) {
+    boolean removed = e instanceof UnknownMemberException || e instanceof UnknownGroupException;
+    if (!removed && !(e instanceof IllegalGenerationException)) {
+      return false;
+    }
+    synchronized (this) {
+      if (isCurrent(of.memberId(), of.generation())) {
+        lost = true;
+        if (removed) {
+          memberId = "";
+        }
+        notifyAll();
+      }
+    }
+    return true;
+  }
+
+  private boolean isCurrent(String member, int gen) {
+    return joined && !lost && !closed && member.equals(memberId) && gen == generation;
+  }
+
+  /** Leaves the group (when it is a member) and stops the heartbeat thread. */
+  void close() {
+    String leaving = null;
+    Thread t;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (!memberId.isEmpty() && !lost) {
+        leaving = memberId;
+      }
+      joined = false;
+      t = heartbeater;
+      notifyAll();
+    }
+    if (leaving != null) {
+      leave(leaving);
+    }
+    if (t != null) {
+      t.interrupt();
+      try {
+        t.join(TimeUnit.SECONDS.toMillis(10));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** For unsubscribe: leaves the group but stays usable for a later subscribe. */
+  void leaveGroup() {
+    String leaving;
+    synchronized (this) {
+      leaving = joined && !lost && !memberId.isEmpty() ? memberId : null;
+      memberId = "";
+      joined = false;
+      lost = false;
+      rejoinRequested = false;
+      notifyAll();
+    }
+    if (leaving != null) {
+      leave(leaving);
+    }
+  }
+
+  // --- the heartbeat thread
+
+  private void heartbeatLoop() {
+    while (true) {
+      String member;
+      int gen;
+      String leaveAs = null;
+      synchronized (this) {
+        try {
+          while (true) {
+            if (closed) {
+              return;
+            }
+            if (!joined || lost) {
+              wait(); // join() or close() wakes us
+              continue;
+            }
+            long now = System.nanoTime();
+            long pollDeadline = lastPollNanos + TimeUnit.MILLISECONDS.toNanos(config.maxPollIntervalMs());
+            if (!inPoll && now - pollDeadline > 0) {
+              // The application stopped polling: give the partitions to the others (Kafka's
+              // max.poll.interval.ms). The next poll joins as a new member.
+              leaveAs = memberId;
+              memberId = "";
+              lost = true;
+              notifyAll();
+              break;
+            }
+            long waitNanos = nextHeartbeatNanos - now;
+            if (!inPoll) {
+              waitNanos = Math.min(waitNanos, pollDeadline - now + 1_000_000);
+            }
+            if (waitNanos > 0) {
+              TimeUnit.NANOSECONDS.timedWait(this, waitNanos);
+              continue;
+            }
+            break;
+          }
+        } catch (InterruptedException e) {
+          if (closed) {
+            return;
+          }
+          continue;
+        }
+        member = memberId;
+        gen = generation;
+        nextHeartbeatNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(heartbeatIntervalMs);
+      }
+      if (leaveAs != null) {
+        LOG.log(System.Logger.Level.WARNING, "left group {0}: poll was not called within max.poll.interval.ms ({1} ms);"
+            + " the next poll joins again", config.groupId(), config.maxPollIntervalMs());
+        leave(leaveAs);
+        continue;
+      }
+      heartbeat(member, gen);
+    }
+  }
+
+  private void heartbeat(String member, int gen) {
+    try {
+      HeartbeatResponse r = groups.withDeadlineAfter(Math.max(heartbeatIntervalMs, 5000), TimeUnit.MILLISECONDS)
+          .heartbeat(HeartbeatRequest.newBuilder().setGroup(config.groupId()).setMemberId(member).setGeneration(gen)
+              .build());
+      if (r.getRejoin()) {
+        synchronized (this) {
+          if (isCurrent(member, gen)) {
+            rejoinRequested = true;
+            notifyAll();
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      BrookException b = ErrorMapping.fromThrowable(e);
+      if (!fencedOrRemoved(b, new ConsumerGroupMetadata(config.groupId(), member, gen))) {
+        // Unreachable or restarting broker: try again at the next interval. A session that ran
+        // out meanwhile shows up as UNKNOWN_MEMBER_ID then.
+        LOG.log(System.Logger.Level.DEBUG, "heartbeat to group {0} failed: {1} ({2})", config.groupId(),
+            b.getMessage(), b.reason());
+      }
+    }
+  }
+
+  private void leave(String member) {
+    try {
+      groups.withDeadlineAfter(Math.min(config.requestTimeoutMs(), 5000), TimeUnit.MILLISECONDS)
+          .leaveGroup(LeaveGroupRequest.newBuilder().setGroup(config.groupId()).setMemberId(member).build());
+    } catch (RuntimeException e) {
+      // Already removed, or the broker is gone: the session timeout removes the member anyway.
+      BrookException b = ErrorMapping.fromThrowable(e);
+      LOG.log(System.Logger.Level.DEBUG, "LeaveGroup of {0} failed: {1} ({2})", config.groupId(), b.getMessage(),
+          b.reason());
+    }
+  }
+}

@@ -39,7 +39,7 @@ import java.util.function.Consumer;
  * #subscribe}), like Kafka's consumer.
  *
  * <pre>{@code
- * ConsumerConfig config = ConsumerConfig.builder().brokerAddress("localhost:7070").groupId("billing")
+ * ConsumerConfig config = ConsumerConfig.builder().broker("localhost:7070").groupId("billing")
  *     .autoOffsetReset(OffsetResetStrategy.EARLIEST).build();
  * try (BrookConsumer<String, String> consumer =
  *     new BrookConsumer<>(config, Serdes.stringDeserializer(), Serdes.stringDeserializer())) {
@@ -114,7 +114,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     this.config = Objects.requireNonNull(config, "config");
     Objects.requireNonNull(keyDeserializer, "keyDeserializer");
     Objects.requireNonNull(valueDeserializer, "valueDeserializer");
-    this.connection = Connection.of(config.brokerAddress(), config.channel());
+    this.connection = Connection.of(config.broker(), config.channel());
     this.calls = new Calls(config.reconnectBackoffMs(), config.reconnectBackoffMaxMs());
     GroupServiceGrpc.GroupServiceBlockingStub groups = GroupServiceGrpc.newBlockingStub(connection.channel());
     FetchServiceGrpc.FetchServiceBlockingStub fetches = FetchServiceGrpc.newBlockingStub(connection.channel());

@@ -18,7 +18,7 @@ public final class ConsumerConfig {
   /** The client's channel accepts answers up to 64 MiB; leave room for framing. */
   static final int MAX_FETCH_BYTES = 32 << 20;
 
-  private final String brokerAddress;
+  private final String broker;
   private final ManagedChannel channel;
   private final String groupId;
   private final String clientId;
@@ -36,7 +36,7 @@ public final class ConsumerConfig {
   private final long reconnectBackoffMaxMs;
 
   private ConsumerConfig(Builder b) {
-    brokerAddress = b.brokerAddress;
+    broker = b.broker;
     channel = b.channel;
     groupId = b.groupId;
     clientId = b.clientId;
@@ -58,11 +58,11 @@ public final class ConsumerConfig {
     return new Builder();
   }
 
-  public String brokerAddress() {
-    return brokerAddress;
+  public String broker() {
+    return broker;
   }
 
-  /** The shared channel, or null when the consumer makes its own from {@link #brokerAddress()}. */
+  /** The shared channel, or null when the consumer makes its own from {@link #broker()}. */
   public ManagedChannel channel() {
     return channel;
   }
@@ -126,7 +126,7 @@ public final class ConsumerConfig {
 
   /** Collects the options; nothing is checked before {@link #build()}. */
   public static final class Builder {
-    private String brokerAddress = "localhost:7070";
+    private String broker = "localhost:7070";
     private ManagedChannel channel;
     private String groupId;
     private String clientId = "brook-consumer";
@@ -146,8 +146,8 @@ public final class ConsumerConfig {
     private Builder() {}
 
     /** {@code broker.address} (Kafka's bootstrap.servers): {@code host:port}, default {@code localhost:7070}. */
-    public Builder brokerAddress(String hostPort) {
-      this.brokerAddress = hostPort;
+    public Builder broker(String hostPort) {
+      this.broker = hostPort;
       return this;
     }
 
@@ -273,8 +273,8 @@ public final class ConsumerConfig {
     public ConsumerConfig build() {
       Problems p = new Problems("consumer");
       if (channel == null) {
-        String address = Connection.checkAddress(brokerAddress);
-        p.check(address == null, "broker.address", address, brokerAddress);
+        String address = Connection.checkAddress(broker);
+        p.check(address == null, "broker", address, broker);
       }
       p.check(groupId == null || GROUP_NAME.matcher(groupId).matches(), "group.id",
           "must match [a-zA-Z0-9._-]{1,249}", groupId);

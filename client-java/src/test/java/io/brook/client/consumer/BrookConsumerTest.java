@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /** What the consumer decides without a broker: usage errors, and an unreachable broker (nothing listens on port 1). */
 class BrookConsumerTest {
   static BrookConsumer<String, String> consumer(ConsumerConfig.Builder b) {
-    return new BrookConsumer<>(b.brokerAddress("127.0.0.1:1").reconnectBackoff(Duration.ofMillis(5))
+    return new BrookConsumer<>(b.broker("127.0.0.1:1").reconnectBackoff(Duration.ofMillis(5))
         .reconnectBackoffMax(Duration.ofMillis(20)).build(), Serdes.stringDeserializer(), Serdes.stringDeserializer());
   }
 

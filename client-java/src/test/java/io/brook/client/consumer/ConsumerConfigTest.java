@@ -11,7 +11,7 @@ class ConsumerConfigTest {
   @Test
   void defaultsAreKafkasWhereTheyApply() {
     ConsumerConfig c = ConsumerConfig.builder().groupId("g").build();
-    assertThat(c.brokerAddress()).isEqualTo("localhost:7070");
+    assertThat(c.broker()).isEqualTo("localhost:7070");
     assertThat(c.sessionTimeoutMs()).isEqualTo(45_000);
     assertThat(c.maxPollIntervalMs()).isEqualTo(300_000);
     assertThat(c.autoOffsetReset()).isEqualTo(OffsetResetStrategy.LATEST);
@@ -36,7 +36,7 @@ class ConsumerConfigTest {
   @Test
   void oneExceptionNamesEveryInvalidOption() {
     assertThatThrownBy(() -> ConsumerConfig.builder()
-        .brokerAddress("nohost")
+        .broker("nohost")
         .groupId("bad group!")
         .sessionTimeout(Duration.ZERO)
         .maxPollInterval(Duration.ofMillis(-1))
@@ -52,7 +52,7 @@ class ConsumerConfigTest {
         .build())
         .isInstanceOf(ConfigException.class)
         .satisfies(e -> assertThat(((ConfigException) e).reason()).isEqualTo("INVALID_CONFIG"))
-        .hasMessageContainingAll("broker.address must be host:port (got nohost)",
+        .hasMessageContainingAll("broker must be host:port (got nohost)",
             "group.id must match", "session.timeout.ms", "max.poll.interval.ms", "auto.offset.reset is required",
             "auto.commit.interval.ms", "max.poll.records", "fetch.max.wait.ms must be below request.timeout.ms",
             "fetch.max.bytes", "default.api.timeout.ms", "reconnect.backoff.max.ms must be >= reconnect.backoff.ms");
@@ -61,7 +61,7 @@ class ConsumerConfigTest {
   @Test
   void aSharedChannelNeedsNoAddress() {
     // The address is not looked at when a channel is given; a null channel means the address counts.
-    assertThatThrownBy(() -> ConsumerConfig.builder().brokerAddress("").build())
-        .hasMessageContaining("broker.address is required");
+    assertThatThrownBy(() -> ConsumerConfig.builder().broker("").build())
+        .hasMessageContaining("broker is required");
   }
 }

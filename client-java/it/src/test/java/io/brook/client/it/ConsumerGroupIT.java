@@ -92,7 +92,7 @@ class ConsumerGroupIT {
       this.name = name;
       this.events = events;
       this.commitEachBatch = commitEachBatch;
-      this.consumer = new BrookConsumer<>(ConsumerConfig.builder().brokerAddress(broker.address()).groupId(group)
+      this.consumer = new BrookConsumer<>(ConsumerConfig.builder().broker(broker.address()).groupId(group)
           .clientId(name).sessionTimeout(Duration.ofSeconds(6)).maxPollInterval(Duration.ofMillis(maxPollIntervalMs))
           .autoOffsetReset(OffsetResetStrategy.EARLIEST).fetchMaxWait(Duration.ofMillis(200))
           .enableAutoCommit(false).build(), Serdes.stringDeserializer(), Serdes.stringDeserializer());

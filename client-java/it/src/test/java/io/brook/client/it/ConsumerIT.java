@@ -54,7 +54,7 @@ class ConsumerIT {
   }
 
   static ConsumerConfig.Builder config() {
-    return ConsumerConfig.builder().brokerAddress(broker.address()).sessionTimeout(Duration.ofSeconds(6))
+    return ConsumerConfig.builder().broker(broker.address()).sessionTimeout(Duration.ofSeconds(6))
         .fetchMaxWait(Duration.ofMillis(200)).autoOffsetReset(OffsetResetStrategy.EARLIEST);
   }
 
@@ -362,7 +362,7 @@ class ConsumerIT {
 
   /** The group's committed offset of a partition, read from outside the group. */
   static Long committedOf(String group, TopicPartition tp) {
-    try (BrookConsumer<String, String> reader = consumer(ConsumerConfig.builder().brokerAddress(broker.address())
+    try (BrookConsumer<String, String> reader = consumer(ConsumerConfig.builder().broker(broker.address())
         .groupId(group).enableAutoCommit(false))) {
       return reader.committed(Set.of(tp)).get(tp);
     }

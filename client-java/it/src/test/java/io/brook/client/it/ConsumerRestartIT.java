@@ -79,7 +79,7 @@ class ConsumerRestartIT {
 
     App(int commitBelow) {
       this.commitBelow = commitBelow;
-      consumer = new BrookConsumer<>(ConsumerConfig.builder().brokerAddress(broker.address()).groupId("restart")
+      consumer = new BrookConsumer<>(ConsumerConfig.builder().broker(broker.address()).groupId("restart")
           .sessionTimeout(Duration.ofSeconds(6)).autoOffsetReset(OffsetResetStrategy.EARLIEST).enableAutoCommit(false)
           .maxPollRecords(10).fetchMaxWait(Duration.ofMillis(200)).defaultApiTimeout(Duration.ofSeconds(120))
           .build(), Serdes.stringDeserializer(), Serdes.stringDeserializer());

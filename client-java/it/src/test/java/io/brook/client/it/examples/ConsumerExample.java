@@ -19,7 +19,7 @@ public final class ConsumerExample {
   public static void main(String[] args) {
     String broker = args.length > 0 ? args[0] : "localhost:7070";
     ConsumerConfig config = ConsumerConfig.builder()
-        .brokerAddress(broker)
+        .broker(broker)
         .groupId("greeters")
         .autoOffsetReset(OffsetResetStrategy.EARLIEST) // a new group starts at the oldest record
         .build();

@@ -2,7 +2,8 @@
 # The Java client's produce throughput (issue 7's figures): starts a real broker (bin/brook broker) on
 # a temporary data directory and a free loopback port, then runs ClientPerf (one producer, maximum
 # rate, keyless records, 3 partitions, no compression) for 100 B and 1 KiB records, each with Kafka's
-# default batching (batch.size 16384, linger.ms 5) and with 256 KiB batches. The performance issue's
+# default batching (batch.size 16384, linger.ms 5) and with 256 KiB batches (those then read back through
+# the client's consumer, for its rate). The performance issue's
 # harness runs Kafka's kafka-producer-perf-test with the same settings.
 #   perf/run-client.sh [records]        (default 1000000; 1 KiB runs send a fifth as many)
 # Extra settings through env: CLIENT_PERF_ARGS="--linger-ms 10" etc.
@@ -24,6 +25,6 @@ run() { # label size records batch
 echo "-- reference: the raw stub driver (no client), batches of 1000 records, 8 in flight"
 java -cp perf/target/brook-perf.jar io.brook.perf.ProduceDriver "127.0.0.1:$port" "$records" 100
 run "100 B, Kafka's default batch" 100 "$records" 16384
-run "100 B, 256 KiB batches" 100 "$records" 262144
+CLIENT_PERF_ARGS="${CLIENT_PERF_ARGS:-} --consume" run "100 B, 256 KiB batches, then consumed" 100 "$records" 262144
 run "1 KiB, Kafka's default batch" 1024 $((records / 5)) 16384
-run "1 KiB, 256 KiB batches" 1024 $((records / 5)) 262144
+CLIENT_PERF_ARGS="${CLIENT_PERF_ARGS:-} --consume" run "1 KiB, 256 KiB batches, then consumed" 1024 $((records / 5)) 262144

@@ -1,6 +1,10 @@
 package io.brook.perf;
 
 import io.brook.client.Serdes;
+import io.brook.client.TopicPartition;
+import io.brook.client.consumer.BrookConsumer;
+import io.brook.client.consumer.ConsumerConfig;
+import io.brook.client.consumer.ConsumerRecord;
 import io.brook.client.producer.BrookProducer;
 import io.brook.client.producer.ProducerConfig;
 import io.brook.client.producer.ProducerRecord;
@@ -12,6 +16,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.Callable;
@@ -47,6 +53,9 @@ public final class ClientPerf implements Callable<Integer> {
       description = "Sent first to another topic and not measured (the JIT warms up on both sides).")
   long warmupRecords;
   @Option(names = "--idempotence", defaultValue = "true", negatable = true) boolean idempotence;
+  @Option(names = "--consume", description = "Then read the records back through BrookConsumer (assign, from the "
+      + "start, max.poll.records 10000, fetch.max.bytes 4 MiB) and report its rate.")
+  boolean consume;
 
   public static void main(String[] args) {
     System.exit(new CommandLine(new ClientPerf()).execute(args));
@@ -60,7 +69,38 @@ public final class ClientPerf implements Callable<Integer> {
       run(topic + "-warmup", warmupRecords, -1, false);
     }
     run(topic, records, throughput, true);
+    if (consume) {
+      consume(topic);
+    }
     return 0;
+  }
+
+  private void consume(String target) {
+    ConsumerConfig config = ConsumerConfig.builder().broker(broker).maxPollRecords(10_000).fetchMaxBytes(4 << 20)
+        .build();
+    long count = 0;
+    long bytes = 0;
+    long start = System.nanoTime();
+    try (BrookConsumer<byte[], byte[]> consumer = new BrookConsumer<>(config, Serdes.bytesDeserializer(),
+        Serdes.bytesDeserializer())) {
+      List<TopicPartition> all = new ArrayList<>();
+      for (int p = 0; p < partitions; p++) {
+        all.add(new TopicPartition(target, p));
+      }
+      consumer.assign(all);
+      consumer.seekToBeginning(all);
+      while (count < records) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofSeconds(1))) {
+          count++;
+          bytes += r.value().length;
+        }
+      }
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    System.out.printf(Locale.ROOT, "%d records consumed, %.1f records/sec (%.2f MB/sec)%n", count, count / seconds,
+        bytes / seconds / (1024 * 1024));
+    System.out.printf(Locale.ROOT, "{\"consumed\":%d,\"seconds\":%.3f,\"records_per_s\":%.0f,\"mb_per_s\":%.2f}%n",
+        count, seconds, count / seconds, bytes / seconds / (1024 * 1024));
   }
 
   private void run(String target, long count, long rate, boolean report) throws Exception {

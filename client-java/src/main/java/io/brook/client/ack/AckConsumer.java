@@ -457,6 +457,9 @@ public final class AckConsumer<K, V> implements AutoCloseable {
       synchronized (backoff) {
         backoff.reset();
       }
+      if (stream.id > 1) {
+        LOG.log(System.Logger.Level.INFO, "ack consumer of group " + config.group() + ": receiving again as " + memberId);
+      }
       if (pending.size() > 0) {
         execute(AckConsumer.this::sendPending); // settles that waited for this stream
       }
@@ -513,8 +516,9 @@ public final class AckConsumer<K, V> implements AutoCloseable {
       }
       String why = error == null ? "the broker ended it" : Status.fromThrowable(error).getCode() + ": "
           + Status.fromThrowable(error).getDescription();
-      LOG.log(System.Logger.Level.INFO, "ack consumer of group " + config.group() + ": the stream ended (" + why
-          + "); opening it again in " + delay + " ms");
+      // Once per break at INFO; the failed attempts while the broker is away at DEBUG.
+      LOG.log(stream.memberId() != null ? System.Logger.Level.INFO : System.Logger.Level.DEBUG, "ack consumer of group "
+          + config.group() + ": the stream ended (" + why + "); opening it again in " + delay + " ms");
       try {
         timer.schedule(AckConsumer.this::connectQuietly, delay, TimeUnit.MILLISECONDS);
       } catch (RejectedExecutionException closing) {

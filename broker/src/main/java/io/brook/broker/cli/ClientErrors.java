@@ -1,6 +1,8 @@
 package io.brook.broker.cli;
 
 import com.google.rpc.ErrorInfo;
+import io.brook.client.errors.BrookException;
+import io.brook.client.errors.ConfigException;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
@@ -20,6 +22,10 @@ final class ClientErrors implements CommandLine.IExecutionExceptionHandler {
     if (e instanceof CliException c) {
       cmd.getErr().println("brook: " + c.getMessage());
       return c.exitCode();
+    }
+    if (e instanceof BrookException b) { // raised by the Java client itself, not an answer of the broker
+      cmd.getErr().println("brook: " + b.getMessage() + " (" + b.reason() + ")");
+      return b instanceof ConfigException ? BrookCli.EXIT_USAGE : BrookCli.EXIT_REFUSED;
     }
     cmd.getErr().println("brook: " + e);
     return BrookCli.EXIT_REFUSED;

@@ -2,7 +2,8 @@ package io.brook.client.ack;
 
 /**
  * Told about settles sent in the background (on the Receive stream) that the broker did not apply.
- * Called on a gRPC thread (or the thread closing the consumer): keep it short and do not block.
+ * Called on a gRPC thread (or the thread closing the consumer): keep it short, do not block, and do
+ * not close the consumer from it (close waits for the stream whose thread this is).
  * {@link AckConsumer#flush()} returns its failures instead of calling this.
  */
 @FunctionalInterface

@@ -37,6 +37,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -113,7 +116,7 @@ class AckConsumerIT {
   }
 
   @Test
-  void recordsArriveWithTheirDataAndAttemptAndAcksSettleThem() throws Exception {
+  void recordsArriveWithTheirDataAndAttemptAndAcksFromWorkerThreadsSettleThem() throws Exception {
     data.createTopic("jobs", 2);
     ackGroup("workers");
     data.produce("jobs", 0, List.of(TestData.keyed("k", "first", "h", "x")));
@@ -132,7 +135,16 @@ class AckConsumerIT {
     assertThat(first.value()).isEqualTo("first");
     assertThat(first.record().lastHeader("h").valueAsString()).isEqualTo("x");
     assertThat(first.topic()).isEqualTo("jobs");
-    got.forEach(c::ack);
+    ExecutorService workers = Executors.newFixedThreadPool(4); // acks from worker threads, as queue clients do
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      got.forEach(r -> done.add(workers.submit(() -> c.ack(r))));
+      for (Future<?> f : done) {
+        f.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      workers.shutdownNow();
+    }
     assertThat(c.flush()).as("failures of the acks").isEmpty();
 
     GroupInfo g = awaitAllSettled("workers");
@@ -246,6 +258,29 @@ class AckConsumerIT {
       assertThat(f.error()).isInstanceOf(LeaseExpiredException.class);
       assertThat(f.topicPartition().topic()).isEqualTo("t");
     });
+  }
+
+  @Test
+  void closeSendsTheLastAcksAndHandsBackRecordsNeverPolledEvenForAMemberWithAClientId() throws Exception {
+    data.createTopic("t", 1);
+    ackGroup("g", "ack.timeout.ms", "3600000"); // a lease that runs out is no way back within this test
+    data.produceValues("t", 0, 5, "v");
+    AckRecord<String, String> polled;
+    try (AckConsumer<String, String> a = AckConsumer.ofStrings(config("g", "t").clientId("worker-a").maxPollRecords(1)
+        .ackFlushInterval(Duration.ofSeconds(60)).build())) {
+      polled = take(a, 1).get(0);
+      for (int i = 0; i < 100 && a.stats().receivedRecords() < 5; i++) {
+        Thread.sleep(20); // the other four arrive and wait in the consumer, never polled
+      }
+      assertThat(a.stats().receivedRecords()).isEqualTo(5);
+      a.ack(polled); // waits for the timed flush, which close sends first
+    }
+    AckConsumer<String, String> b = consumer(config("g", "t").build());
+    List<AckRecord<String, String>> rest = take(b, 4);
+    assertThat(rest).extracting(AckRecord::offset).doesNotContain(polled.offset()).hasSize(4);
+    assertThat(rest).allSatisfy(r -> assertThat(r.deliveryAttempt()).isEqualTo(2));
+    rest.forEach(b::ack);
+    awaitAllSettled("g");
   }
 
   @Test

@@ -502,7 +502,8 @@ public final class AckConsumer<K, V> implements AutoCloseable {
         BrookException e = ErrorMapping.fromThrowable(error);
         fatal = e;
         inbox.add(WAKE);
-        LOG.log(System.Logger.Level.WARNING, "ack consumer of group " + config.group() + " stopped: "
+        // The next poll throws it to the application, which reports it: not logged twice.
+        LOG.log(System.Logger.Level.DEBUG, "ack consumer of group " + config.group() + " stopped: "
             + e.getMessage() + " (" + e.reason() + ")");
         return;
       }

@@ -53,7 +53,8 @@ final class AckConsume {
           }
         }
         consumer = AckConsumer.ofBytes(AckConsumerConfig.builder().channel(channel).group(c.group).topics(c.topic)
-            .clientId(c.clientId).maxOutstandingRecords(maxOutstanding()).settleFailureHandler(this::report).build());
+            .clientId(c.clientId == null || c.clientId.isEmpty() ? null : c.clientId) // "": the broker's id, as before
+            .maxOutstandingRecords(maxOutstanding()).settleFailureHandler(this::report).build());
         receive(format, out, stop);
       } finally {
         out.flush();

@@ -66,7 +66,7 @@ final class GroupCommand {
   /** "orders:0,1 audit:3" */
   static String partitions(Map<String, List<Integer>> assignment, boolean topicsOnly) {
     List<String> parts = new ArrayList<>();
-    new TreeMap<>(assignment).forEach((topic, ps) -> {
+    assignment.forEach((topic, ps) -> {
       if (topicsOnly || ps.isEmpty()) {
         parts.add(topic);
       } else {

@@ -269,7 +269,7 @@ class AckConsumerIT {
     try (AckConsumer<String, String> a = AckConsumer.ofStrings(config("g", "t").clientId("worker-a").maxPollRecords(1)
         .ackFlushInterval(Duration.ofSeconds(60)).build())) {
       polled = take(a, 1).get(0);
-      for (int i = 0; i < 100 && a.stats().receivedRecords() < 5; i++) {
+      for (int i = 0; i < 500 && a.stats().receivedRecords() < 5; i++) {
         Thread.sleep(20); // the other four arrive and wait in the consumer, never polled
       }
       assertThat(a.stats().receivedRecords()).isEqualTo(5);
@@ -289,8 +289,8 @@ class AckConsumerIT {
     ackGroup("g");
     data.produceValues("t", 0, 30, "v");
     AckConsumer<String, String> c = consumer(config("g", "t").maxOutstandingRecords(5).build());
-    List<AckRecord<String, String>> held = new ArrayList<>();
-    for (int i = 0; i < 10; i++) {
+    List<AckRecord<String, String>> held = new ArrayList<>(take(c, 5));
+    for (int i = 0; i < 5; i++) {
       held.addAll(c.poll(Duration.ofMillis(100)));
     }
     assertThat(held).as("held without settling").hasSize(5);

@@ -239,6 +239,26 @@ class AckConsumerIT {
   }
 
   @Test
+  void anExtendedLeaseOutlivesTheAckTimeout() throws Exception {
+    data.createTopic("t", 1);
+    ackGroup("g", "ack.timeout.ms", "400");
+    data.produceValues("t", 0, 1, "slow-job");
+    AckConsumer<String, String> c = consumer(config("g", "t").build());
+    AckRecord<String, String> r = take(c, 1).get(0);
+    c.extendLease(r, Duration.ofMinutes(1));
+    assertThat(c.flush()).as("the extension applied").isEmpty();
+    // Until well past the original deadline: without the extension the record would have come again.
+    List<AckRecord<String, String>> again = new ArrayList<>();
+    while (System.currentTimeMillis() < r.leaseDeadlineMs() + 1500) {
+      again.addAll(c.poll(Duration.ofMillis(100)));
+    }
+    assertThat(again).as("redelivered despite the extension").isEmpty();
+    c.ack(r);
+    assertThat(c.flush()).isEmpty();
+    assertThat(awaitAllSettled("g").partitions().get(0).redeliveries()).isZero();
+  }
+
+  @Test
   void aLateAckAfterTheLeaseRanOutFailsWithLeaseExpired() throws Exception {
     data.createTopic("t", 1);
     data.createTopic("quiet", 1);

@@ -4,6 +4,7 @@ import com.google.rpc.ErrorInfo;
 import io.brook.client.errors.BrokerUnavailableException;
 import io.brook.client.errors.BrookException;
 import io.brook.client.errors.BrookTimeoutException;
+import io.brook.client.errors.ConfigException;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
@@ -44,7 +45,10 @@ final class ClientErrors implements CommandLine.IExecutionExceptionHandler {
     return BrookCli.EXIT_REFUSED;
   }
 
-  /** A typed error of the Java client: the broker could not be reached in time, or it refused. */
+  /**
+   * A typed error of the Java client: the broker could not be reached in time, it refused, or the
+   * client refused an option (a usage error).
+   */
   static int report(CommandLine cmd, BrookException e) {
     if (e instanceof BrokerUnavailableException || e instanceof BrookTimeoutException) {
       cmd.getErr().println("brook: cannot reach the broker at " + BrokerOption.current() + " (" + e.getMessage()
@@ -52,7 +56,7 @@ final class ClientErrors implements CommandLine.IExecutionExceptionHandler {
       return BrookCli.EXIT_UNREACHABLE;
     }
     cmd.getErr().println("brook: " + e.getMessage() + " (" + e.reason() + ")");
-    return BrookCli.EXIT_REFUSED;
+    return e instanceof ConfigException ? BrookCli.EXIT_USAGE : BrookCli.EXIT_REFUSED;
   }
 
   /** The ErrorInfo reason of a failed call (an ErrorCode name without ERROR_CODE_), or "" when it has none. */

@@ -1,26 +1,16 @@
 package io.brook.broker.cli;
 
-import io.brook.protocol.v1.AlterGroupConfigRequest;
-import io.brook.protocol.v1.Boundary;
-import io.brook.protocol.v1.CommittedOffset;
-import io.brook.protocol.v1.CreateGroupRequest;
-import io.brook.protocol.v1.DeleteGroupRequest;
-import io.brook.protocol.v1.DescribeGroupRequest;
-import io.brook.protocol.v1.FetchCommittedOffsetsRequest;
-import io.brook.protocol.v1.GroupDescription;
-import io.brook.protocol.v1.GroupMode;
-import io.brook.protocol.v1.GroupPartition;
-import io.brook.protocol.v1.GroupServiceGrpc;
-import io.brook.protocol.v1.GroupState;
-import io.brook.protocol.v1.GroupSummary;
-import io.brook.protocol.v1.ListGroupsRequest;
-import io.brook.protocol.v1.MemberDescription;
-import io.brook.protocol.v1.Position;
-import io.brook.protocol.v1.ResetGroupOffsetsRequest;
-import io.brook.protocol.v1.ResetGroupOffsetsResponse;
-import io.brook.protocol.v1.TopicPartitions;
-import io.grpc.ManagedChannel;
-import io.grpc.StatusRuntimeException;
+import io.brook.client.admin.BrookAdmin;
+import io.brook.client.admin.GroupInfo;
+import io.brook.client.admin.GroupListing;
+import io.brook.client.admin.GroupMode;
+import io.brook.client.admin.GroupOffset;
+import io.brook.client.admin.GroupPartitionInfo;
+import io.brook.client.admin.GroupState;
+import io.brook.client.admin.MemberInfo;
+import io.brook.client.admin.NewGroup;
+import io.brook.client.admin.OffsetPosition;
+import io.brook.client.errors.GroupNotEmptyException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -32,7 +22,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -40,61 +29,52 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code brook group list|describe|create|alter|reset|delete}. */
+/** {@code brook group list|describe|create|alter|reset|delete}, on the Java client's {@link BrookAdmin}. */
 @Command(name = "group", mixinStandardHelpOptions = true,
     description = "List, describe, create, alter, reset and delete consumer groups.",
     subcommands = {GroupCommand.ListGroups.class, GroupCommand.Describe.class, GroupCommand.Create.class,
         GroupCommand.Alter.class, GroupCommand.Reset.class, GroupCommand.Delete.class})
 final class GroupCommand {
 
-  static <T> T groups(Function<GroupServiceGrpc.GroupServiceBlockingStub, T> call) {
-    ManagedChannel channel = BrokerOption.channel();
-    try {
-      return call.apply(GroupServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS));
-    } finally {
-      BrokerOption.close(channel);
-    }
+  /** One admin call over a channel of --broker (its address errors are usage errors). */
+  static <T> T groups(Function<BrookAdmin, T> call) {
+    return TopicCommand.admin(call);
   }
 
   /** GROUP_NOT_EMPTY, said plainly: what to do about it. */
-  static RuntimeException explainNotEmpty(StatusRuntimeException e, String group, String what) {
-    if (ClientErrors.reason(e).equals("GROUP_NOT_EMPTY")) {
-      return new CliException("cannot " + what + " group " + group + " while it has members: stop its consumers "
-          + "first (or wait until their session times out) (GROUP_NOT_EMPTY)", BrookCli.EXIT_REFUSED);
-    }
-    return e;
+  static CliException explainNotEmpty(String group, String what) {
+    return new CliException("cannot " + what + " group " + group + " while it has members: stop its consumers "
+        + "first (or wait until their session times out) (GROUP_NOT_EMPTY)", BrookCli.EXIT_REFUSED);
   }
 
   static String name(GroupMode mode) {
-    return mode == GroupMode.GROUP_MODE_UNSPECIFIED ? "-" : mode.name().substring("GROUP_MODE_".length())
-        .toLowerCase(Locale.ROOT);
+    return mode == GroupMode.UNKNOWN ? "-" : mode.name().toLowerCase(Locale.ROOT);
   }
 
   static String name(GroupState state) {
-    return state == GroupState.GROUP_STATE_UNSPECIFIED ? "-" : state.name().substring("GROUP_STATE_".length())
-        .toLowerCase(Locale.ROOT);
+    return state == GroupState.UNKNOWN ? "-" : state.name().toLowerCase(Locale.ROOT);
   }
 
   static GroupMode mode(String text) {
     return switch (text.toLowerCase(Locale.ROOT)) {
-      case "offset" -> GroupMode.GROUP_MODE_OFFSET;
-      case "ack" -> GroupMode.GROUP_MODE_ACK;
+      case "offset" -> GroupMode.OFFSET;
+      case "ack" -> GroupMode.ACK;
       default -> throw new CliException("--mode must be offset or ack, got '" + text + "'", BrookCli.EXIT_USAGE);
     };
   }
 
   /** "orders:0,1 audit:3" */
-  static String partitions(List<TopicPartitions> list, boolean topicsOnly) {
+  static String partitions(Map<String, List<Integer>> assignment, boolean topicsOnly) {
     List<String> parts = new ArrayList<>();
-    for (TopicPartitions tps : list) {
-      if (topicsOnly || tps.getPartitionsCount() == 0) {
-        parts.add(tps.getTopic());
+    assignment.forEach((topic, ps) -> {
+      if (topicsOnly || ps.isEmpty()) {
+        parts.add(topic);
       } else {
-        List<String> ps = new ArrayList<>();
-        tps.getPartitionsList().forEach(p -> ps.add(Integer.toString(p)));
-        parts.add(tps.getTopic() + ":" + String.join(",", ps));
+        List<String> texts = new ArrayList<>();
+        ps.forEach(p -> texts.add(Integer.toString(p)));
+        parts.add(topic + ":" + String.join(",", texts));
       }
-    }
+    });
     return String.join(" ", parts);
   }
 
@@ -105,8 +85,8 @@ final class GroupCommand {
     @Override
     public Integer call() {
       Table table = new Table("GROUP", "MODE", "STATE", "MEMBERS");
-      for (GroupSummary g : groups(s -> s.listGroups(ListGroupsRequest.getDefaultInstance())).getGroupsList()) {
-        table.row(g.getName(), name(g.getMode()), name(g.getState()), g.getMemberCount());
+      for (GroupListing g : groups(BrookAdmin::listGroups)) {
+        table.row(g.name(), name(g.mode()), name(g.state()), g.memberCount());
       }
       table.print(System.out);
       return 0;
@@ -122,35 +102,33 @@ final class GroupCommand {
 
     @Override
     public Integer call() {
-      print(groups(s -> s.describeGroup(DescribeGroupRequest.newBuilder().setGroup(name).build())).getGroup(),
-          System.out);
+      print(groups(a -> a.describeGroup(name)), System.out);
       return 0;
     }
 
-    static void print(GroupDescription g, PrintStream out) {
-      boolean ack = g.getMode() == GroupMode.GROUP_MODE_ACK;
-      out.println("Group: " + g.getName() + "  mode: " + name(g.getMode()) + "  state: " + name(g.getState())
-          + (ack ? "" : "  generation: " + g.getGeneration()) + "  members: " + g.getMembersCount());
+    static void print(GroupInfo g, PrintStream out) {
+      boolean ack = g.mode() == GroupMode.ACK;
+      out.println("Group: " + g.name() + "  mode: " + name(g.mode()) + "  state: " + name(g.state())
+          + (ack ? "" : "  generation: " + g.generation()) + "  members: " + g.members().size());
       List<String> config = new ArrayList<>();
-      new TreeMap<>(g.getConfigMap()).forEach((k, v) -> config.add(k + "=" + v));
+      new TreeMap<>(g.config()).forEach((k, v) -> config.add(k + "=" + v));
       if (!config.isEmpty()) { // offset-mode groups have none
         out.println("Config: " + String.join(" ", config));
       }
       out.println();
       long now = System.currentTimeMillis();
-      if (g.getMembersCount() > 0) {
+      if (!g.members().isEmpty()) {
         Table members = ack
             ? new Table("MEMBER-ID", "CLIENT-ID", "ADDRESS", "TOPICS", "LEASED", "CONNECTED", "SEEN-AGO")
             : new Table("MEMBER-ID", "CLIENT-ID", "ADDRESS", "PARTITIONS", "HEARTBEAT-AGO");
-        for (MemberDescription m : g.getMembersList()) {
-          String seen = m.getLastHeartbeatMs() > 0
-              ? String.format(Locale.ROOT, "%.1fs", Math.max(0, now - m.getLastHeartbeatMs()) / 1000.0) : null;
+        for (MemberInfo m : g.members()) {
+          String seen = m.lastHeartbeatMs() > 0
+              ? String.format(Locale.ROOT, "%.1fs", Math.max(0, now - m.lastHeartbeatMs()) / 1000.0) : null;
           if (ack) {
-            members.row(m.getMemberId(), m.getClientId(), m.getClientAddress(), partitions(m.getAssignmentList(), true),
-                m.getLeasedRecords(), m.getConnected() ? "yes" : "no", seen);
+            members.row(m.memberId(), m.clientId(), m.clientAddress(), partitions(m.assignment(), true),
+                m.leasedRecords(), m.connected() ? "yes" : "no", seen);
           } else {
-            members.row(m.getMemberId(), m.getClientId(), m.getClientAddress(), partitions(m.getAssignmentList(), false),
-                seen);
+            members.row(m.memberId(), m.clientId(), m.clientAddress(), partitions(m.assignment(), false), seen);
           }
         }
         members.print(out);
@@ -160,14 +138,12 @@ final class GroupCommand {
           ? new Table("TOPIC", "PARTITION", "COMMITTED", "END-OFFSET", "LAG", "UNSETTLED", "DEAD-LETTERED",
               "REDELIVERIES", "RETENTION-DELETED")
           : new Table("TOPIC", "PARTITION", "COMMITTED", "END-OFFSET", "LAG", "OWNER");
-      for (GroupPartition p : g.getPartitionsList()) {
-        Long committed = p.hasCommittedOffset() ? p.getCommittedOffset() : null;
-        Long lag = p.hasLag() ? p.getLag() : null;
+      for (GroupPartitionInfo p : g.partitions()) {
         if (ack) {
-          partitions.row(p.getTopic(), p.getPartition(), committed, p.getEndOffset(), lag, p.getUnsettledRecords(),
-              p.getDeadLetteredRecords(), p.getRedeliveries(), p.getRetentionDeletedRecords());
+          partitions.row(p.topic(), p.partition(), p.committedOffset(), p.endOffset(), p.lag(), p.unsettledRecords(),
+              p.deadLetteredRecords(), p.redeliveries(), p.retentionDeletedRecords());
         } else {
-          partitions.row(p.getTopic(), p.getPartition(), committed, p.getEndOffset(), lag, p.getMemberId());
+          partitions.row(p.topic(), p.partition(), p.committedOffset(), p.endOffset(), p.lag(), p.owner());
         }
       }
       partitions.print(out);
@@ -190,11 +166,10 @@ final class GroupCommand {
     @Override
     public Integer call() {
       GroupMode m = mode(mode);
-      GroupDescription g = groups(s -> s.createGroup(CreateGroupRequest.newBuilder().setGroup(name).setMode(m)
-          .putAllConfig(config).build())).getGroup();
-      System.out.println("Created group " + g.getName() + " (mode " + name(g.getMode()) + ")");
+      GroupInfo g = groups(a -> a.createGroup(new NewGroup(name, m, config)));
+      System.out.println("Created group " + g.name() + " (mode " + name(g.mode()) + ")");
       List<String> effective = new ArrayList<>();
-      new TreeMap<>(g.getConfigMap()).forEach((k, v) -> effective.add(k + "=" + v));
+      new TreeMap<>(g.config()).forEach((k, v) -> effective.add(k + "=" + v));
       System.out.println("Config: " + String.join(" ", effective));
       return 0;
     }
@@ -214,8 +189,7 @@ final class GroupCommand {
       if (set.isEmpty() && remove.isEmpty()) {
         throw new CliException("nothing to alter: give --set or --remove", BrookCli.EXIT_USAGE);
       }
-      Describe.print(groups(s -> s.alterGroupConfig(AlterGroupConfigRequest.newBuilder().setGroup(name).putAllSet(set)
-          .addAllRemove(remove).build())).getGroup(), System.out);
+      Describe.print(groups(a -> a.alterGroupConfig(name, set, remove)), System.out);
       return 0;
     }
   }
@@ -245,34 +219,31 @@ final class GroupCommand {
 
     @Override
     public Integer call() {
-      ResetGroupOffsetsRequest request = ResetGroupOffsetsRequest.newBuilder().setGroup(name)
-          .addAllPartitions(selection()).setPosition(position()).setDryRun(dryRun).build();
-      ManagedChannel channel = BrokerOption.channel();
-      try {
-        GroupServiceGrpc.GroupServiceBlockingStub stub = GroupServiceGrpc.newBlockingStub(channel);
+      Map<String, List<Integer>> selection = selection();
+      OffsetPosition position = position();
+      return groups(admin -> {
         Map<String, Long> before = new HashMap<>();
-        for (CommittedOffset c : stub.withDeadlineAfter(30, TimeUnit.SECONDS).fetchCommittedOffsets(
-            FetchCommittedOffsetsRequest.newBuilder().setGroup(name).build()).getOffsetsList()) {
-          if (c.hasOffset()) {
-            before.put(c.getTopic() + ":" + c.getPartition(), c.getOffset());
+        for (GroupOffset c : admin.listGroupOffsets(name)) {
+          if (c.offset() != null) {
+            before.put(c.topic() + ":" + c.partition(), c.offset());
           }
         }
-        ResetGroupOffsetsResponse response;
+        List<GroupOffset> reset;
         try {
-          response = stub.withDeadlineAfter(30, TimeUnit.SECONDS).resetGroupOffsets(request);
-        } catch (StatusRuntimeException e) {
-          throw explainNotEmpty(e, name, "reset the offsets of");
+          reset = admin.resetGroupOffsets(name, position, selection, dryRun);
+        } catch (GroupNotEmptyException e) {
+          throw explainNotEmpty(name, "reset the offsets of");
         }
         Table table = new Table("TOPIC", "PARTITION", "PREVIOUS", dryRun ? "WOULD-BE" : "NEW");
         List<String> errors = new ArrayList<>();
         int moved = 0;
-        for (CommittedOffset c : response.getOffsetsList()) {
-          if (c.getErrorCodeValue() != 0) {
-            errors.add(c.getTopic() + ":" + c.getPartition() + ": " + c.getErrorMessage() + " (" + c.getErrorCode() + ")");
+        for (GroupOffset c : reset) {
+          if (c.error() != null) {
+            errors.add(c.topic() + ":" + c.partition() + ": " + c.error().getMessage() + " (ERROR_CODE_"
+                + c.error().reason() + ")");
             continue;
           }
-          table.row(c.getTopic(), c.getPartition(), before.get(c.getTopic() + ":" + c.getPartition()),
-              c.hasOffset() ? c.getOffset() : null);
+          table.row(c.topic(), c.partition(), before.get(c.topic() + ":" + c.partition()), c.offset());
           moved++;
         }
         table.print(System.out);
@@ -283,26 +254,23 @@ final class GroupCommand {
           System.err.println("brook: " + e);
         }
         return errors.isEmpty() ? 0 : BrookCli.EXIT_REFUSED;
-      } finally {
-        BrokerOption.close(channel);
-      }
+      });
     }
 
-    private Position position() {
+    private OffsetPosition position() {
       if (target.toTime != null) {
-        return Position.newBuilder().setTimestampMs(ConsumeCommand.parseTime("--to-time", target.toTime).toEpochMilli())
-            .build();
+        return OffsetPosition.timestamp(ConsumeCommand.parseTime("--to-time", target.toTime).toEpochMilli());
       }
       return switch (target.to) {
-        case "earliest" -> Position.newBuilder().setBoundary(Boundary.BOUNDARY_EARLIEST).build();
-        case "latest" -> Position.newBuilder().setBoundary(Boundary.BOUNDARY_LATEST).build();
+        case "earliest" -> OffsetPosition.earliest();
+        case "latest" -> OffsetPosition.latest();
         default -> {
           try {
             long offset = Long.parseLong(target.to);
             if (offset < 0) {
               throw new NumberFormatException();
             }
-            yield Position.newBuilder().setOffset(offset).build();
+            yield OffsetPosition.offset(offset);
           } catch (NumberFormatException e) {
             throw new CliException("--to must be earliest, latest or an offset >= 0, got '" + target.to + "'",
                 BrookCli.EXIT_USAGE);
@@ -311,8 +279,8 @@ final class GroupCommand {
       };
     }
 
-    /** --topic T (every partition) and T:P, merged per topic in the order given. */
-    private List<TopicPartitions> selection() {
+    /** --topic T (every partition) and T:P, merged per topic in the order given; none: every partition. */
+    private Map<String, List<Integer>> selection() {
       Map<String, List<Integer>> byTopic = new LinkedHashMap<>();
       Set<String> whole = new HashSet<>();
       for (String t : topics) {
@@ -334,10 +302,8 @@ final class GroupCommand {
         }
         byTopic.computeIfAbsent(topic, k -> new ArrayList<>()).add(partition);
       }
-      List<TopicPartitions> list = new ArrayList<>();
-      byTopic.forEach((t, ps) -> list.add(TopicPartitions.newBuilder().setTopic(t)
-          .addAllPartitions(whole.contains(t) ? List.of() : ps).build())); // no partitions: all of them
-      return list;
+      whole.forEach(t -> byTopic.put(t, List.of())); // no partitions: all of them
+      return byTopic;
     }
   }
 
@@ -350,9 +316,12 @@ final class GroupCommand {
     @Override
     public Integer call() {
       try {
-        groups(s -> s.deleteGroup(DeleteGroupRequest.newBuilder().setGroup(name).build()));
-      } catch (StatusRuntimeException e) {
-        throw explainNotEmpty(e, name, "delete");
+        groups(a -> {
+          a.deleteGroup(name);
+          return null;
+        });
+      } catch (GroupNotEmptyException e) {
+        throw explainNotEmpty(name, "delete");
       }
       System.out.println("Deleted group " + name);
       return 0;

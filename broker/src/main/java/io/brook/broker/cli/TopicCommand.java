@@ -1,14 +1,9 @@
 package io.brook.broker.cli;
 
-import io.brook.protocol.v1.AdminServiceGrpc;
-import io.brook.protocol.v1.AlterTopicConfigRequest;
-import io.brook.protocol.v1.CreatePartitionsRequest;
-import io.brook.protocol.v1.CreateTopicRequest;
-import io.brook.protocol.v1.DeleteTopicRequest;
-import io.brook.protocol.v1.DescribeTopicRequest;
-import io.brook.protocol.v1.ListTopicsRequest;
-import io.brook.protocol.v1.PartitionDescription;
-import io.brook.protocol.v1.TopicDescription;
+import io.brook.client.admin.BrookAdmin;
+import io.brook.client.admin.NewTopic;
+import io.brook.client.admin.PartitionInfo;
+import io.brook.client.admin.TopicInfo;
 import io.grpc.ManagedChannel;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -22,16 +17,17 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code brook topic create|list|describe|alter|delete}. */
+/** {@code brook topic create|list|describe|alter|delete}, on the Java client's {@link BrookAdmin}. */
 @Command(name = "topic", mixinStandardHelpOptions = true, description = "Create, list, describe, alter and delete topics.",
     subcommands = {TopicCommand.Create.class, TopicCommand.ListTopics.class, TopicCommand.Describe.class,
         TopicCommand.Alter.class, TopicCommand.Delete.class})
 final class TopicCommand {
 
-  static <T> T admin(Function<AdminServiceGrpc.AdminServiceBlockingStub, T> call) {
+  /** One admin call over a channel of --broker (its address errors are usage errors). */
+  static <T> T admin(Function<BrookAdmin, T> call) {
     ManagedChannel channel = BrokerOption.channel();
-    try {
-      return call.apply(AdminServiceGrpc.newBlockingStub(channel));
+    try (BrookAdmin admin = BrookAdmin.builder().channel(channel).build()) {
+      return call.apply(admin);
     } finally {
       BrokerOption.close(channel);
     }
@@ -49,10 +45,9 @@ final class TopicCommand {
 
     @Override
     public Integer call() {
-      TopicDescription t = admin(a -> a.createTopic(CreateTopicRequest.newBuilder().setName(name)
-          .setPartitions(partitions).putAllConfig(config).build())).getTopic();
-      System.out.println("Created topic " + t.getName() + " with " + t.getPartitionsCount() + " partition"
-          + (t.getPartitionsCount() == 1 ? "" : "s") + " (id " + t.getTopicId() + ")");
+      TopicInfo t = admin(a -> a.createTopic(new NewTopic(name, partitions, config)));
+      System.out.println("Created topic " + t.name() + " with " + t.partitionCount() + " partition"
+          + (t.partitionCount() == 1 ? "" : "s") + " (id " + t.topicId() + ")");
       return 0;
     }
   }
@@ -63,8 +58,8 @@ final class TopicCommand {
 
     @Override
     public Integer call() {
-      for (TopicDescription t : admin(a -> a.listTopics(ListTopicsRequest.getDefaultInstance())).getTopicsList()) {
-        System.out.println(t.getName());
+      for (TopicInfo t : admin(BrookAdmin::listTopics)) {
+        System.out.println(t.name());
       }
       return 0;
     }
@@ -78,26 +73,25 @@ final class TopicCommand {
 
     @Override
     public Integer call() {
-      print(admin(a -> a.describeTopic(DescribeTopicRequest.newBuilder().setName(name).build())).getTopic(),
-          System.out);
+      print(admin(a -> a.describeTopic(name)), System.out);
       return 0;
     }
 
-    static void print(TopicDescription t, PrintStream out) {
-      out.println("Topic: " + t.getName() + "  id: " + t.getTopicId() + "  partitions: " + t.getPartitionsCount());
+    static void print(TopicInfo t, PrintStream out) {
+      out.println("Topic: " + t.name() + "  id: " + t.topicId() + "  partitions: " + t.partitionCount());
       List<String> config = new ArrayList<>();
-      new java.util.TreeMap<>(t.getConfigMap()).forEach((k, v) -> config.add(k + "=" + v));
+      new java.util.TreeMap<>(t.config()).forEach((k, v) -> config.add(k + "=" + v));
       out.println("Config: " + String.join(" ", config));
       out.printf("%-10s %15s %15s %12s %15s %9s%n", "PARTITION", "START-OFFSET", "END-OFFSET", "RECORDS",
           "BYTES", "SEGMENTS");
       long records = 0;
       long bytes = 0;
-      for (PartitionDescription p : t.getPartitionsList()) {
-        long n = p.getEndOffset() - p.getLogStartOffset();
-        out.printf("%-10d %15d %15d %12d %15d %9d%n", p.getPartition(), p.getLogStartOffset(), p.getEndOffset(), n,
-            p.getSizeBytes(), p.getSegmentCount());
+      for (PartitionInfo p : t.partitions()) {
+        long n = p.records();
+        out.printf("%-10d %15d %15d %12d %15d %9d%n", p.partition(), p.logStartOffset(), p.endOffset(), n,
+            p.sizeBytes(), p.segmentCount());
         records += n;
-        bytes += p.getSizeBytes();
+        bytes += p.sizeBytes();
       }
       out.printf("%-10s %15s %15s %12d %15d%n", "TOTAL", "", "", records, bytes);
     }
@@ -120,14 +114,12 @@ final class TopicCommand {
       if (set.isEmpty() && remove.isEmpty() && partitions == null) {
         throw new CliException("nothing to alter: give --set, --remove or --partitions", BrookCli.EXIT_USAGE);
       }
-      TopicDescription t = null;
+      TopicInfo t = null;
       if (!set.isEmpty() || !remove.isEmpty()) {
-        t = admin(a -> a.alterTopicConfig(AlterTopicConfigRequest.newBuilder().setName(name).putAllSet(set)
-            .addAllRemove(remove).build())).getTopic();
+        t = admin(a -> a.alterTopicConfig(name, set, remove));
       }
       if (partitions != null) {
-        t = admin(a -> a.createPartitions(CreatePartitionsRequest.newBuilder().setName(name)
-            .setTotalPartitions(partitions).build())).getTopic();
+        t = admin(a -> a.createPartitions(name, partitions));
       }
       Describe.print(t, System.out);
       return 0;
@@ -141,7 +133,10 @@ final class TopicCommand {
 
     @Override
     public Integer call() {
-      admin(a -> a.deleteTopic(DeleteTopicRequest.newBuilder().setName(name).build()));
+      admin(a -> {
+        a.deleteTopic(name);
+        return null;
+      });
       System.out.println("Deleted topic " + name);
       return 0;
     }

@@ -1,0 +1,84 @@
+package io.brook.client.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.brook.broker.it.BrokerProcess;
+import io.brook.client.admin.BrookAdmin;
+import io.brook.client.admin.GroupInfo;
+import io.brook.client.it.examples.AckConsumerExample;
+import io.brook.client.it.examples.AdminExample;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The examples of the client docs, run against a real broker: what they print is what the docs show. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ExamplesIT {
+  @TempDir static Path dir;
+  static BrokerProcess broker;
+
+  @BeforeAll
+  static void start() throws Exception {
+    broker = BrokerProcess.start(dir.resolve("data"));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    broker.close();
+  }
+
+  /** Runs a main and returns its stdout lines. */
+  static List<String> run(Runnable main) {
+    PrintStream original = System.out;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    try {
+      main.run();
+    } finally {
+      System.setOut(original);
+    }
+    String printed = out.toString(StandardCharsets.UTF_8);
+    original.print(printed);
+    return printed.lines().toList();
+  }
+
+  @Test
+  void ackConsumerExample() throws Exception {
+    TestData data = new TestData(broker.channel());
+    data.createTopic("jobs", 1);
+    data.produce("jobs", 0, List.of(TestData.value("job-1"), TestData.value("retry-2"), TestData.value("poison-3"),
+        TestData.value("job-4")));
+
+    List<String> lines = run(() -> AckConsumerExample.main(new String[] {broker.address()}));
+
+    assertThat(lines).containsExactlyInAnyOrder("got job-1 (attempt 1)", "got retry-2 (attempt 1)",
+        "got poison-3 (attempt 1)", "got job-4 (attempt 1)", "got retry-2 (attempt 2)",
+        "done: 5 deliveries, 0 settle failures");
+    assertThat(lines.get(lines.size() - 1)).startsWith("done:");
+    try (BrookAdmin admin = BrookAdmin.create(broker.address())) {
+      GroupInfo g = admin.describeGroup("workers");
+      assertThat(g.partitions().get(0).committedOffset()).as("all settled").isEqualTo(4);
+      assertThat(g.partitions().get(0).deadLetteredRecords()).isEqualTo(1);
+      assertThat(g.partitions().get(0).redeliveries()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void adminExample() {
+    List<String> lines = run(() -> AdminExample.main(new String[] {broker.address()}));
+    assertThat(lines).startsWith("created example-orders with 3 partitions",
+        "now 4 partitions, retention.ms=3600000",
+        "cannot create it twice: TOPIC_ALREADY_EXISTS",
+        "created group example-workers in mode ACK, max.delivery.attempts=3");
+    assertThat(lines).contains("group example-workers: ACK, EMPTY, 0 members");
+    assertThat(lines.get(lines.size() - 1)).isEqualTo("deleted group example-workers and topic example-orders");
+  }
+}

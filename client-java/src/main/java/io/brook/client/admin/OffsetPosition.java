@@ -1,0 +1,24 @@
+package io.brook.client.admin;
+
+/** Where {@link BrookAdmin#resetGroupOffsets} moves a group: the log start, the end, an offset or a time. */
+public record OffsetPosition(Kind kind, long value) {
+  public enum Kind { EARLIEST, LATEST, OFFSET, TIMESTAMP }
+
+  public static OffsetPosition earliest() {
+    return new OffsetPosition(Kind.EARLIEST, 0);
+  }
+
+  public static OffsetPosition latest() {
+    return new OffsetPosition(Kind.LATEST, 0);
+  }
+
+  /** An exact offset, in [log start, end] of each partition (else that partition's OFFSET_OUT_OF_RANGE). */
+  public static OffsetPosition offset(long offset) {
+    return new OffsetPosition(Kind.OFFSET, offset);
+  }
+
+  /** The first record with a timestamp at or after this (ms since the epoch); the end when none. */
+  public static OffsetPosition timestamp(long timestampMs) {
+    return new OffsetPosition(Kind.TIMESTAMP, timestampMs);
+  }
+}

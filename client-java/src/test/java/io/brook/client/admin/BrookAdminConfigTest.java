@@ -1,0 +1,17 @@
+package io.brook.client.admin;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.brook.client.errors.ConfigException;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class BrookAdminConfigTest {
+  @Test
+  void oneExceptionNamesEveryBadOption() {
+    assertThatThrownBy(() -> BrookAdmin.builder().address("host:99999").requestTimeout(Duration.ofMillis(-1)).build())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("address must have a port in 1..65535 (got host:99999)")
+        .hasMessageContaining("requestTimeout must be >= 1 ms");
+  }
+}

@@ -15,9 +15,9 @@ import java.util.List;
  * <table>
  * <caption>Options</caption>
  * <tr><th>option</th><th>default</th><th>meaning</th></tr>
- * <tr><td>{@code address}</td><td>{@code localhost:7070}</td><td>the broker, {@code host:port}</td></tr>
+ * <tr><td>{@code broker}</td><td>{@code localhost:7070}</td><td>the broker, {@code host:port}</td></tr>
  * <tr><td>{@code channel}</td><td>none</td><td>a gRPC channel shared with other clients instead of
- *   {@code address}; closing the consumer leaves it open</td></tr>
+ *   {@code broker}; closing the consumer leaves it open</td></tr>
  * <tr><td>{@code group}</td><td>required</td><td>the ack-mode group; created (in ack mode, with the
  *   broker's defaults) when it does not exist</td></tr>
  * <tr><td>{@code topics}</td><td>required</td><td>the topics to receive from; they must exist</td></tr>
@@ -158,7 +158,7 @@ public final class AckConsumerConfig {
 
     private Builder() {}
 
-    public Builder address(String address) {
+    public Builder broker(String address) {
       this.address = address;
       return this;
     }
@@ -234,7 +234,7 @@ public final class AckConsumerConfig {
       Problems p = new Problems("ack consumer");
       if (channel == null) {
         String bad = Connection.checkAddress(address);
-        p.check(bad == null, "address", bad, address);
+        p.check(bad == null, "broker", bad, address);
       }
       String badGroup = Names.check(group);
       p.check(badGroup == null, "group", badGroup, group);

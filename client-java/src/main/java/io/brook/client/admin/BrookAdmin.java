@@ -57,7 +57,7 @@ public final class BrookAdmin implements AutoCloseable {
 
   /** An admin client for the broker at {@code host:port}, with the default options. */
   public static BrookAdmin create(String address) {
-    return builder().address(address).build();
+    return builder().broker(address).build();
   }
 
   // --- topics
@@ -181,7 +181,7 @@ public final class BrookAdmin implements AutoCloseable {
     private Builder() {}
 
     /** The broker, {@code host:port} (default localhost:7070). */
-    public Builder address(String address) {
+    public Builder broker(String address) {
       this.address = address;
       return this;
     }
@@ -202,7 +202,7 @@ public final class BrookAdmin implements AutoCloseable {
       Problems p = new Problems("admin");
       if (channel == null) {
         String bad = Connection.checkAddress(address);
-        p.check(bad == null, "address", bad, address);
+        p.check(bad == null, "broker", bad, address);
       }
       p.check(requestTimeout != null && requestTimeout.toMillis() >= 1, "requestTimeout", "must be >= 1 ms",
           requestTimeout);

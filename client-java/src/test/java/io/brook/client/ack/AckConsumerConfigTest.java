@@ -25,13 +25,13 @@ class AckConsumerConfigTest {
 
   @Test
   void oneExceptionNamesEveryBadOption() {
-    assertThatThrownBy(() -> AckConsumerConfig.builder().address("nohost").group("bad/group").topics("ok", "..")
+    assertThatThrownBy(() -> AckConsumerConfig.builder().broker("nohost").group("bad/group").topics("ok", "..")
         .clientId(" ").maxOutstandingRecords(0).maxOutstandingBytes(-1).maxPollRecords(0)
         .ackFlushInterval(Duration.ofMillis(-5)).ackMaxBatch(0)
         .reconnectBackoff(Duration.ofSeconds(5), Duration.ofSeconds(1)).requestTimeout(Duration.ZERO).build())
         .isInstanceOfSatisfying(ConfigException.class, e -> {
           assertThat(e.reason()).isEqualTo("INVALID_CONFIG");
-          assertThat(e.getMessage()).contains("address must be host:port (got nohost)", "group must match",
+          assertThat(e.getMessage()).contains("broker must be host:port (got nohost)", "group must match",
               "topics must match [a-zA-Z0-9._-]{1,249} and not be . or .. (got ..)", "clientId must not be blank",
               "maxOutstandingRecords must be >= 1 (got 0)", "maxOutstandingBytes must be >= 1 (got -1)",
               "maxPollRecords must be >= 1", "ackFlushInterval (ms) must be in [0, 60000] (got -5)",
@@ -58,7 +58,7 @@ class AckConsumerConfigTest {
     io.grpc.ManagedChannel channel = io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder
         .forAddress("127.0.0.1", 1).usePlaintext().build();
     try {
-      AckConsumerConfig c = AckConsumerConfig.builder().address("not an address").channel(channel).group("g")
+      AckConsumerConfig c = AckConsumerConfig.builder().broker("not an address").channel(channel).group("g")
           .topics("t").build();
       assertThat(c.channel()).isSameAs(channel);
     } finally {

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Test;
 class BrookAdminConfigTest {
   @Test
   void oneExceptionNamesEveryBadOption() {
-    assertThatThrownBy(() -> BrookAdmin.builder().address("host:99999").requestTimeout(Duration.ofMillis(-1)).build())
+    assertThatThrownBy(() -> BrookAdmin.builder().broker("host:99999").requestTimeout(Duration.ofMillis(-1)).build())
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("address must have a port in 1..65535 (got host:99999)")
+        .hasMessageContaining("broker must have a port in 1..65535 (got host:99999)")
         .hasMessageContaining("requestTimeout must be >= 1 ms");
   }
 }

@@ -74,7 +74,7 @@ class AckConsumerIT {
   }
 
   AckConsumerConfig.Builder config(String group, String... topics) {
-    return AckConsumerConfig.builder().address(broker.address()).group(group).topics(topics);
+    return AckConsumerConfig.builder().broker(broker.address()).group(group).topics(topics);
   }
 
   AckConsumer<String, String> consumer(AckConsumerConfig config) {

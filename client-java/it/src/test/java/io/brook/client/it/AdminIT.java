@@ -51,7 +51,7 @@ class AdminIT {
   @BeforeAll
   static void start() throws Exception {
     broker = BrokerProcess.start(dir.resolve("data"));
-    admin = BrookAdmin.builder().address(broker.address()).requestTimeout(Duration.ofSeconds(20)).build();
+    admin = BrookAdmin.builder().broker(broker.address()).requestTimeout(Duration.ofSeconds(20)).build();
     data = new TestData(broker.channel());
   }
 
@@ -177,7 +177,7 @@ class AdminIT {
     assertThatThrownBy(() -> admin.deleteGroup("nosuch")).isInstanceOf(UnknownGroupException.class);
 
     try (AckConsumer<byte[], byte[]> member = AckConsumer.ofBytes(AckConsumerConfig.builder()
-        .address(broker.address()).group("busy").topics("work").build())) {
+        .broker(broker.address()).group("busy").topics("work").build())) {
       GroupInfo g = null;
       for (int i = 0; i < 200; i++) {
         member.poll(Duration.ofMillis(10));
@@ -211,7 +211,7 @@ class AdminIT {
 
   @Test
   void anUnreachableBrokerIsARetriableTypedError() {
-    try (BrookAdmin nowhere = BrookAdmin.builder().address("127.0.0.1:1").requestTimeout(Duration.ofSeconds(5))
+    try (BrookAdmin nowhere = BrookAdmin.builder().broker("127.0.0.1:1").requestTimeout(Duration.ofSeconds(5))
         .build()) {
       assertThatThrownBy(nowhere::listTopics).isInstanceOfSatisfying(BrokerUnavailableException.class,
           e -> assertThat(e.isRetriable()).isTrue());

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.broker.it.BrokerProcess;
 import io.brook.client.it.examples.ConsumerExample;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -35,16 +32,7 @@ class ConsumerExampleIT {
   }
 
   static List<String> run() {
-    PrintStream original = System.out;
-    ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-    try {
-      ConsumerExample.main(new String[] {broker.address()});
-    } finally {
-      System.setOut(original);
-    }
-    String out = captured.toString(StandardCharsets.UTF_8);
-    return out.isEmpty() ? List.of() : out.lines().toList();
+    return ExamplesIT.run(() -> ConsumerExample.main(new String[] {broker.address()}));
   }
 
   @Test

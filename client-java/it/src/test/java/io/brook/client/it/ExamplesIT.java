@@ -7,10 +7,12 @@ import io.brook.client.admin.BrookAdmin;
 import io.brook.client.admin.GroupInfo;
 import io.brook.client.it.examples.AckConsumerExample;
 import io.brook.client.it.examples.AdminExample;
+import io.brook.client.it.examples.ProducerExample;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -69,6 +71,20 @@ class ExamplesIT {
       assertThat(g.partitions().get(0).deadLetteredRecords()).isEqualTo(1);
       assertThat(g.partitions().get(0).redeliveries()).isEqualTo(1);
     }
+  }
+
+  @Test
+  void producerExampleWritesElevenOrders() {
+    TestData data = new TestData(broker.channel());
+    data.createTopic("orders", 3);
+    List<String> lines = run(() -> ProducerExample.main(new String[] {broker.address()}));
+    assertThat(lines).hasSize(1);
+    assertThat(lines.get(0)).matches("order 10 is at orders-[0-2] offset \\d+");
+    List<String> values = new ArrayList<>();
+    for (int p = 0; p < 3; p++) {
+      data.readAll("orders", p).forEach(r -> values.add(r.getValue().toStringUtf8()));
+    }
+    assertThat(values).hasSize(11).contains("order 0", "order 9", "order 10");
   }
 
   @Test

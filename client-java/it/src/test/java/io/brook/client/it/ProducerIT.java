@@ -42,12 +42,12 @@ import org.junit.jupiter.api.io.TempDir;
 class ProducerIT {
   @TempDir static Path dir;
   static BrokerProcess broker;
-  static RawWire wire;
+  static TestData wire;
 
   @BeforeAll
   static void start() throws Exception {
     broker = BrokerProcess.start(dir.resolve("data"));
-    wire = new RawWire(broker.channel());
+    wire = new TestData(broker.channel());
   }
 
   @AfterAll
@@ -69,7 +69,7 @@ class ProducerIT {
 
   @Test
   void roundTripKeepsKeysHeadersTimestampsAndKafkaPartitioning() throws Exception {
-    wire.create("round-trip", 3, Map.of());
+    wire.createTopic("round-trip", 3, Map.of());
     List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
     try (BrookProducer<String, String> producer = producer(config())) {
       for (int i = 0; i < 300; i++) {
@@ -103,7 +103,7 @@ class ProducerIT {
 
   @Test
   void eightThreadsSendAtOnceAndEveryRecordIsWrittenOnceInOrderPerKey() throws Exception {
-    wire.create("threads", 4, Map.of());
+    wire.createTopic("threads", 4, Map.of());
     int threads = 8;
     int perThread = 5_000;
     try (BrookProducer<String, String> producer = producer(config().linger(Duration.ofMillis(2)))) {
@@ -144,7 +144,7 @@ class ProducerIT {
   void brokerKilledAndRestartedDuringASendLoopLosesAndDuplicatesNothing() throws Exception {
     Path data = dir.resolve("restart-data");
     try (BrokerProcess own = BrokerProcess.start(data)) {
-      new RawWire(own.channel()).create("survive", 2, Map.of());
+      new TestData(own.channel()).createTopic("survive", 2, Map.of());
       int count = 30_000;
       List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
       try (BrookProducer<String, String> producer = new BrookProducer<>(ProducerConfig.builder()
@@ -161,7 +161,7 @@ class ProducerIT {
         }
         producer.flush();
       }
-      RawWire after = new RawWire(own.channel());
+      TestData after = new TestData(own.channel());
       List<List<Record>> partitions = List.of(after.readAll("survive", 0), after.readAll("survive", 1));
       Set<String> seen = new HashSet<>();
       for (List<Record> records : partitions) {
@@ -181,7 +181,7 @@ class ProducerIT {
 
   @Test
   void aRecordTheBrokerRefusesFailsAloneAndTheRecordsAroundItAreWritten() throws Exception {
-    wire.create("too-large", 1, Map.of("max.message.bytes", "2000"));
+    wire.createTopic("too-large", 1, Map.of("max.message.bytes", "2000"));
     List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
     // One batch of 50: the broker refuses it whole, the producer halves it until the large record is alone.
     try (BrookProducer<String, String> producer =
@@ -207,7 +207,7 @@ class ProducerIT {
 
   @Test
   void withPipelinedSingleRecordBatchesARefusedOneLeavesNoSequenceGap() throws Exception {
-    wire.create("too-large-pipelined", 1, Map.of("max.message.bytes", "2000"));
+    wire.createTopic("too-large-pipelined", 1, Map.of("max.message.bytes", "2000"));
     List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
     try (BrookProducer<String, String> producer = producer(config().batchSize(1).linger(Duration.ofMillis(0)))) {
       for (int i = 0; i < 50; i++) {
@@ -232,7 +232,7 @@ class ProducerIT {
 
   @Test
   void unknownTopicAndPartitionFailTheFutureWithTypedExceptions() {
-    wire.create("two-partitions", 2, Map.of());
+    wire.createTopic("two-partitions", 2, Map.of());
     try (BrookProducer<String, String> producer = producer(config())) {
       assertThatThrownBy(() -> producer.send(new ProducerRecord<>("no-such-topic", "v")).get())
           .isInstanceOf(ExecutionException.class).cause().isInstanceOf(UnknownTopicException.class)
@@ -245,20 +245,20 @@ class ProducerIT {
 
   @Test
   void syncedDurabilityForcesTheLog() {
-    wire.create("synced", 1, Map.of());
+    wire.createTopic("synced", 1, Map.of());
     try (BrookProducer<String, String> producer = producer(config().durability(Durability.SYNCED))) {
       for (int i = 0; i < 5; i++) {
         producer.sendSync(new ProducerRecord<>("synced", "v" + i));
       }
     }
-    assertThat(wire.describe("synced").getPartitions(0).getForceCount()).isGreaterThanOrEqualTo(1);
+    assertThat(wire.describeTopic("synced").getPartitions(0).getForceCount()).isGreaterThanOrEqualTo(1);
   }
 
   @Test
   void aFullBufferBlocksSendThenFailsAndTheQueuedRecordsGoOutOnceTheBrokerTakesThemAgain() throws Exception {
     Path data = dir.resolve("pause-data");
     try (BrokerProcess own = BrokerProcess.start(data)) {
-      new RawWire(own.channel()).create("paused", 1, Map.of());
+      new TestData(own.channel()).createTopic("paused", 1, Map.of());
       try (BrookProducer<String, String> producer = new BrookProducer<>(ProducerConfig.builder()
           .broker(own.address()).bufferMemory(64 * 1024).maxBlock(Duration.ofMillis(300)).build(),
           Serdes.stringSerializer(), Serdes.stringSerializer())) {
@@ -280,7 +280,7 @@ class ProducerIT {
         for (CompletableFuture<RecordMetadata> f : queued) {
           f.get(60, TimeUnit.SECONDS);
         }
-        assertThat(new RawWire(own.channel()).readAll("paused", 0)).hasSize(1 + queued.size());
+        assertThat(new TestData(own.channel()).readAll("paused", 0)).hasSize(1 + queued.size());
       }
     }
   }
@@ -289,7 +289,7 @@ class ProducerIT {
   void closeWithATimeoutFailsWhatTheBrokerDidNotAnswer() throws Exception {
     Path data = dir.resolve("close-data");
     try (BrokerProcess own = BrokerProcess.start(data)) {
-      new RawWire(own.channel()).create("closing", 1, Map.of());
+      new TestData(own.channel()).createTopic("closing", 1, Map.of());
       BrookProducer<String, String> producer = new BrookProducer<>(ProducerConfig.builder()
           .broker(own.address()).build(), Serdes.stringSerializer(), Serdes.stringSerializer());
       producer.sendSync(new ProducerRecord<>("closing", "first"));

@@ -3,6 +3,7 @@ package io.brook.client.it;
 import com.google.protobuf.ByteString;
 import io.brook.protocol.v1.AdminServiceGrpc;
 import io.brook.protocol.v1.CreateTopicRequest;
+import io.brook.protocol.v1.DescribeTopicRequest;
 import io.brook.protocol.v1.FetchPartition;
 import io.brook.protocol.v1.FetchRequest;
 import io.brook.protocol.v1.FetchServiceGrpc;
@@ -13,6 +14,7 @@ import io.brook.protocol.v1.ProduceRequest;
 import io.brook.protocol.v1.ProduceResponse;
 import io.brook.protocol.v1.ProduceServiceGrpc;
 import io.brook.protocol.v1.Record;
+import io.brook.protocol.v1.TopicDescription;
 import io.grpc.Channel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,8 +34,18 @@ final class TestData {
   }
 
   void createTopic(String name, int partitions) {
+    createTopic(name, partitions, Map.of());
+  }
+
+  void createTopic(String name, int partitions, Map<String, String> config) {
     AdminServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
-        .createTopic(CreateTopicRequest.newBuilder().setName(name).setPartitions(partitions).build());
+        .createTopic(CreateTopicRequest.newBuilder().setName(name).setPartitions(partitions).putAllConfig(config)
+            .build());
+  }
+
+  TopicDescription describeTopic(String name) {
+    return AdminServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
+        .describeTopic(DescribeTopicRequest.newBuilder().setName(name).build()).getTopic();
   }
 
   static Record value(String value) {

@@ -28,7 +28,7 @@ public final class AckConsumerExample {
     }
 
     AckConsumerConfig config = AckConsumerConfig.builder()
-        .address(address)
+        .broker(address)
         .group("workers")
         .topics("jobs")
         .maxOutstandingRecords(100) // at most 100 records leased to us and not settled

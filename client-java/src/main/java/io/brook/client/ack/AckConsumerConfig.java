@@ -1,6 +1,5 @@
 package io.brook.client.ack;
 
-import io.brook.client.internal.Connection;
 import io.brook.client.internal.Names;
 import io.brook.client.internal.Problems;
 import io.grpc.ManagedChannel;
@@ -232,10 +231,7 @@ public final class AckConsumerConfig {
     /** The config, or a {@code ConfigException} naming every invalid option. */
     public AckConsumerConfig build() {
       Problems p = new Problems("ack consumer");
-      if (channel == null) {
-        String bad = Connection.checkAddress(address);
-        p.check(bad == null, "broker", bad, address);
-      }
+      p.broker(address, channel);
       String badGroup = Names.check(group);
       p.check(badGroup == null, "group", badGroup, group);
       p.check(!topics.isEmpty(), "topics", "must name at least one topic", topics);

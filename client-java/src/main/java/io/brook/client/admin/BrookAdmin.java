@@ -200,10 +200,7 @@ public final class BrookAdmin implements AutoCloseable {
 
     public BrookAdmin build() {
       Problems p = new Problems("admin");
-      if (channel == null) {
-        String bad = Connection.checkAddress(address);
-        p.check(bad == null, "broker", bad, address);
-      }
+      p.broker(address, channel);
       p.check(requestTimeout != null && requestTimeout.toMillis() >= 1, "requestTimeout", "must be >= 1 ms",
           requestTimeout);
       p.throwIfAny();

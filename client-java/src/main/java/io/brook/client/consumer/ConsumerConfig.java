@@ -1,6 +1,5 @@
 package io.brook.client.consumer;
 
-import io.brook.client.internal.Connection;
 import io.brook.client.internal.Problems;
 import io.grpc.ManagedChannel;
 import java.time.Duration;
@@ -272,10 +271,7 @@ public final class ConsumerConfig {
     /** Checks every option; one {@link io.brook.client.errors.ConfigException} lists all problems. */
     public ConsumerConfig build() {
       Problems p = new Problems("consumer");
-      if (channel == null) {
-        String address = Connection.checkAddress(broker);
-        p.check(address == null, "broker", address, broker);
-      }
+      p.broker(broker, channel);
       p.check(groupId == null || GROUP_NAME.matcher(groupId).matches(), "group.id",
           "must match [a-zA-Z0-9._-]{1,249}", groupId);
       p.check(clientId != null, "client.id", "must not be null", clientId);

@@ -38,6 +38,15 @@ public final class Problems {
         ms < 0 ? "nothing or negative" : ms + " ms");
   }
 
+  /** The broker's address, unless a shared channel stands in for it. */
+  public Problems broker(String address, Object sharedChannel) {
+    if (sharedChannel == null) {
+      String bad = Connection.checkAddress(address);
+      check(bad == null, "broker", bad, address);
+    }
+    return this;
+  }
+
   public Problems present(String option, Object value) {
     return check(value != null, option, "is required", "nothing");
   }

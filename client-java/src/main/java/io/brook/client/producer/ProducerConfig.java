@@ -1,7 +1,6 @@
 package io.brook.client.producer;
 
 import io.brook.client.Durability;
-import io.brook.client.internal.Connection;
 import io.brook.client.internal.Problems;
 import io.grpc.ManagedChannel;
 import java.time.Duration;
@@ -32,9 +31,8 @@ public final class ProducerConfig {
 
   private ProducerConfig(Builder b) {
     Problems p = new Problems("producer");
-    String address = b.channel == null ? Connection.checkAddress(b.broker) : null;
-    p.check(address == null, "broker", address, b.broker);
-    p.atLeast("batchSize", b.batchSize, 1)
+    p.broker(b.broker, b.channel)
+        .atLeast("batchSize", b.batchSize, 1)
         .betweenMs("linger", b.lingerMs, 0, 3_600_000)
         .between("bufferMemory", b.bufferMemory, 1024, Integer.MAX_VALUE)
         .atLeastMs("maxBlock", b.maxBlockMs, 0)

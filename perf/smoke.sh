@@ -3,7 +3,8 @@
 # benchmark is found by `make test`, not by the next person who needs figures. It checks that each
 # benchmark ran and produced a score; it asserts no timing (figures come from run-storage-bench.sh).
 # Then a tiny AckDriver run (2,000 records, no warm-up) against a broker of its own: it must see
-# every offset acked exactly once (figures come from run-ack.sh).
+# every offset acked exactly once (figures come from run-ack.sh); and a tiny ClientPerf run (5,000
+# records through the Java client's producer and consumer; figures come from run-client.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=perf/target/brook-perf.jar
@@ -30,6 +31,13 @@ if wait_ready "$work/broker.log" $pid && java -cp "$jar" io.brook.perf.AckDriver
   passed=$((passed + 1)); echo "perf-smoke: ok   AckDriver ($(sed -n 's/^ack-driver: \(.*records\/s\).*/\1/p' "$work/ack.log"))"
 else
   failed=$((failed + 1)); echo "perf-smoke: FAIL AckDriver"; cat "$work/ack.log"; tail -n 40 "$work/broker.log"
+fi
+# The Java client's driver: a few thousand records produced and read back; it fails on any failed record.
+if java -cp "$jar" io.brook.perf.ClientPerf --broker "127.0.0.1:$port" --records 5000 --warmup-records 0 \
+    --consume >"$work/client.log" 2>&1 && grep -q "^5000 records consumed" "$work/client.log"; then
+  passed=$((passed + 1)); echo "perf-smoke: ok   ClientPerf ($(grep -c . "$work/client.log") lines, 5000 records sent and consumed)"
+else
+  failed=$((failed + 1)); echo "perf-smoke: FAIL ClientPerf"; cat "$work/client.log"
 fi
 echo "perf-smoke: $passed passed, $failed failed"
 (( failed == 0 && passed > 0 ))

@@ -89,10 +89,15 @@ public final class ClientPerf implements Callable<Integer> {
       }
       consumer.assign(all);
       consumer.seekToBeginning(all);
+      long lastProgress = System.nanoTime();
       while (count < records) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofSeconds(1))) {
           count++;
           bytes += r.value().length;
+          lastProgress = System.nanoTime();
+        }
+        if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(30)) {
+          throw new IllegalStateException("only " + count + " of " + records + " records came back in time");
         }
       }
     }

@@ -102,11 +102,15 @@ final class Sender implements Runnable {
           needEpochBump = true; // the broker may have written it: later batches must not take its sequence numbers
         }
         SentRequest oldest = sent.peek();
-        if (oldest != null && now - oldest.sentNanos > config.requestTimeoutMs * 1_000_000L && stream != null) {
+        boolean identityPending = config.idempotence && (producerId < 0 || needEpochBump);
+        boolean canSend = !identityPending && (stream != null || now - reconnectAtNanos >= 0);
+        if (oldest != null && now - oldest.sentNanos > config.requestTimeoutMs * 1_000_000L && stream != null
+            && !stream.cancelled) {
           toCancel = stream;
-        } else if (config.idempotence && (producerId < 0 || needEpochBump)) {
+          stream.cancelled = true; // its onError, soon, puts the batches back
+        } else if (identityPending) {
           init = sent.isEmpty() && now - reconnectAtNanos >= 0;
-        } else if (stream != null || now - reconnectAtNanos >= 0) {
+        } else if (canSend) {
           batches = acc.drain(now, config.idempotence);
           if (!batches.isEmpty()) {
             if (stream == null) {
@@ -118,12 +122,14 @@ final class Sender implements Runnable {
           }
         }
         if (expired.isEmpty() && batches.isEmpty() && toCancel == null && !init) {
-          long due = acc.nextDueNanos(now, IDLE_WAIT_NANOS);
-          if (oldest != null) {
-            due = Math.min(due, oldest.sentNanos + config.requestTimeoutMs * 1_000_000L + 1);
+          // Due batches count only when they can go; otherwise an answer (signalled), the end of the
+          // reconnect backoff or the request timeout is what to wait for.
+          long due = canSend ? acc.nextDueNanos(now, IDLE_WAIT_NANOS) : now + IDLE_WAIT_NANOS;
+          if (!canSend && (stream == null || identityPending && sent.isEmpty())) {
+            due = Math.min(due, reconnectAtNanos);
           }
-          if (stream == null || (config.idempotence && producerId < 0)) {
-            due = Math.max(Math.min(due, reconnectAtNanos), now);
+          if (oldest != null && !(stream != null && stream.cancelled)) {
+            due = Math.min(due, oldest.sentNanos + config.requestTimeoutMs * 1_000_000L + 1);
           }
           if (due - now > 0) {
             acc.wake.awaitNanos(due - now);
@@ -418,6 +424,8 @@ final class Sender implements Runnable {
     ClientCallStreamObserver<byte[]> requests;
     /** Guarded by acc.lock: the broker answered on this stream. */
     boolean answered;
+    /** Guarded by acc.lock: cancelled for a request timeout; its onError is on the way. */
+    boolean cancelled;
 
     @Override
     public void beforeStart(ClientCallStreamObserver<byte[]> requestStream) {

@@ -286,6 +286,40 @@ class ProducerIT {
   }
 
   @Test
+  void aSilentBrokerGetsTheRequestsAgainOnANewStreamAndWritesEachOnce() throws Exception {
+    Path data = dir.resolve("silent-data");
+    try (BrokerProcess own = BrokerProcess.start(data)) {
+      new TestData(own.channel()).createTopic("silent", 1, Map.of());
+      List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+      try (BrookProducer<String, String> producer = new BrookProducer<>(ProducerConfig.builder()
+          .broker(own.address()).requestTimeout(Duration.ofSeconds(1)).build(), Serdes.stringSerializer(),
+          Serdes.stringSerializer())) {
+        futures.add(producer.send(new ProducerRecord<>("silent", "r0")));
+        futures.get(0).get(30, TimeUnit.SECONDS);
+        signal(own.pid(), "STOP");
+        try {
+          for (int i = 1; i <= 300; i++) {
+            futures.add(producer.send(new ProducerRecord<>("silent", "r" + i)));
+          }
+          Thread.sleep(3_000); // several request timeouts: streams cancelled and opened again
+          assertThat(futures.subList(1, futures.size())).noneMatch(CompletableFuture::isDone);
+        } finally {
+          signal(own.pid(), "CONT");
+        }
+        producer.flush();
+      }
+      List<String> stored = new TestData(own.channel()).readAll("silent", 0).stream()
+          .map(r -> text(r.getValue())).toList();
+      List<String> expected = new ArrayList<>();
+      for (int i = 0; i <= 300; i++) {
+        expected.add("r" + i);
+        assertThat(futures.get(i).get().offset()).isEqualTo(i);
+      }
+      assertThat(stored).isEqualTo(expected);
+    }
+  }
+
+  @Test
   void closeWithATimeoutFailsWhatTheBrokerDidNotAnswer() throws Exception {
     Path data = dir.resolve("close-data");
     try (BrokerProcess own = BrokerProcess.start(data)) {

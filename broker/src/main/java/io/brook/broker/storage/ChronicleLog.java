@@ -23,7 +23,9 @@ import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.TailerDirection;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueStore;
 import net.openhft.chronicle.wire.DocumentContext;
+import net.openhft.chronicle.wire.Wires;
 
 /**
  * A partition log stored in one Chronicle Queue: one Chronicle document per batch.
@@ -142,6 +144,21 @@ public final class ChronicleLog implements PartitionLog {
         throw new StorageException("cannot read the last batch of " + queue.fileAbsolutePath());
       }
       BatchHeader last = BatchCodec.header(r.buf, 0, r.in.limit());
+      // Chronicle's lastIndex() can stop short of the last complete document: a writer killed after
+      // Chronicle marked its document complete, before it recorded the segment's write position and
+      // index, leaves a batch readers see but lastIndex() does not count when it is alone in its segment.
+      // The log ends where readers see it end, or the next append would reuse the batch's offsets.
+      // Chronicle's own appender would then write after it but number its documents from 0 again, so its
+      // segment's write position is set to it first (documents are numbered by scanning up to it).
+      for (long headerPosition; (headerPosition = readIntoAt(r)) >= 0; ) {
+        BatchHeader next = BatchCodec.header(r.buf, 0, r.in.limit());
+        if (next.baseOffset() != last.nextOffset()) {
+          throw new StorageException("the batch after index " + Long.toHexString(lastIndex) + " of "
+              + queue.fileAbsolutePath() + " starts at offset " + next.baseOffset() + ", not " + last.nextOffset());
+        }
+        recordWritePosition(rollCycle.toCycle(r.tailer.lastReadIndex()), headerPosition);
+        last = next;
+      }
       if (!BatchCodec.checksumMatches(r.buf, 0, r.in.limit(), r.crc)) {
         throw new StorageException("the last batch of " + queue.fileAbsolutePath() + " fails its checksum");
       }
@@ -263,18 +280,37 @@ public final class ChronicleLog implements PartitionLog {
 
   /** Copies the next document into the reader's buffer; false when there is none yet. */
   private boolean readInto(Reader r) {
+    return readIntoAt(r) >= 0;
+  }
+
+  /** As {@link #readInto}, returning the file position of the document's header; -1 when there is none. */
+  private long readIntoAt(Reader r) {
     try (DocumentContext dc = r.tailer.readingDocument()) {
       if (!dc.isPresent()) {
-        return false;
+        return -1;
       }
       Bytes<?> bytes = dc.wire().bytes();
+      long headerPosition = bytes.readPosition() - Wires.SPB_HEADER_SIZE;
       int length = (int) bytes.readRemaining();
       if (r.buf.length < length) {
         r.buf = new byte[Math.max(length, r.buf.length * 2)];
       }
       bytes.read(r.buf, 0, length);
       r.in.wrap(r.buf, 0, length);
-      return true;
+      return headerPosition;
+    }
+  }
+
+  /** Records a document Chronicle did not as the last written in its segment (writePosition only grows). */
+  private void recordWritePosition(int cycle, long headerPosition) {
+    SingleChronicleQueueStore store = queue.storeForCycle(cycle, queue.epoch(), false, null);
+    if (store == null) {
+      throw new StorageException("segment " + cycle + " of " + queue.fileAbsolutePath() + " cannot be opened");
+    }
+    try {
+      store.writePosition(headerPosition);
+    } finally {
+      queue.closeStore(store);
     }
   }
 

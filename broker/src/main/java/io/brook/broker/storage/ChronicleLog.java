@@ -45,7 +45,8 @@ public final class ChronicleLog implements PartitionLog {
 
   private final SingleChronicleQueue queue;
   private final RollCycle rollCycle;
-  private final ExcerptAppender appender;
+  /** Created after recovery: recovery may first correct what Chronicle recorded of the last segment. */
+  private ExcerptAppender appender;
   private final ReentrantLock appendLock = new ReentrantLock();
   /** Reads hold it shared, close() exclusively: a queue is never closed under a running read. */
   private final ReentrantReadWriteLock closeGate = new ReentrantReadWriteLock();
@@ -95,8 +96,6 @@ public final class ChronicleLog implements PartitionLog {
     this.queue = queue;
     this.rollCycle = queue.rollCycle();
     this.verifyChecksums = verifyChecksums;
-    this.appender = queue.createAppender();
-    this.appender.singleThreadedCheckDisabled(true);
     java.util.Arrays.fill(hintOffsets, -1);
   }
 
@@ -113,6 +112,8 @@ public final class ChronicleLog implements PartitionLog {
     ChronicleLog log = new ChronicleLog(dir, queue, options.verifyChecksums());
     try {
       log.recover();
+      log.appender = queue.createAppender();
+      log.appender.singleThreadedCheckDisabled(true);
     } catch (RuntimeException e) {
       log.close();
       throw e;
@@ -124,9 +125,6 @@ public final class ChronicleLog implements PartitionLog {
     Reader r = borrow();
     try {
       long lastIndex = queue.lastIndex();
-      if (lastIndex < 0) {
-        return; // empty: offsets start at 0
-      }
       for (int cycle = queue.firstCycle(); cycle >= 0 && cycle <= queue.lastCycle(); ) {
         BatchHeader first = headerAt(r, rollCycle.toIndex(cycle, 0));
         if (first != null) {
@@ -140,28 +138,41 @@ public final class ChronicleLog implements PartitionLog {
         }
         cycle = next;
       }
-      if (!r.tailer.moveToIndex(lastIndex) || !readInto(r)) {
-        throw new StorageException("cannot read the last batch of " + queue.fileAbsolutePath());
+      // Chronicle's lastIndex() can stop short of the last complete document, or name it without having
+      // recorded it: a writer killed after Chronicle marked its document complete, before it recorded the
+      // segment's write position and index, leaves a batch every reader sees. Alone in its segment,
+      // lastIndex() does not count it (a later segment), or counts it while the write position says the
+      // segment is empty (the queue's first). The log ends where readers see it end, or the next append
+      // would reuse the batch's offsets; and the segment's write position is set to it, or Chronicle's
+      // appender would write after it but number its documents from 0 again.
+      BatchHeader last = null;
+      long lastPosition = -1;
+      if (lastIndex >= 0) {
+        if (!r.tailer.moveToIndex(lastIndex) || (lastPosition = readIntoAt(r)) < 0) {
+          throw new StorageException("cannot read the last batch of " + queue.fileAbsolutePath());
+        }
+        last = BatchCodec.header(r.buf, 0, r.in.limit());
+      } else {
+        r.tailer.toStart(); // Chronicle counts no document; one it did not count may be there
       }
-      BatchHeader last = BatchCodec.header(r.buf, 0, r.in.limit());
-      // Chronicle's lastIndex() can stop short of the last complete document: a writer killed after
-      // Chronicle marked its document complete, before it recorded the segment's write position and
-      // index, leaves a batch readers see but lastIndex() does not count when it is alone in its segment.
-      // The log ends where readers see it end, or the next append would reuse the batch's offsets.
-      // Chronicle's own appender would then write after it but number its documents from 0 again, so its
-      // segment's write position is set to it first (documents are numbered by scanning up to it).
-      for (long headerPosition; (headerPosition = readIntoAt(r)) >= 0; ) {
+      int lastDocumentCycle = last == null ? -1 : rollCycle.toCycle(r.tailer.lastReadIndex());
+      for (long position; (position = readIntoAt(r)) >= 0; ) {
         BatchHeader next = BatchCodec.header(r.buf, 0, r.in.limit());
-        if (next.baseOffset() != last.nextOffset()) {
+        if (last != null && next.baseOffset() != last.nextOffset()) {
           throw new StorageException("the batch after index " + Long.toHexString(lastIndex) + " of "
               + queue.fileAbsolutePath() + " starts at offset " + next.baseOffset() + ", not " + last.nextOffset());
         }
-        recordWritePosition(rollCycle.toCycle(r.tailer.lastReadIndex()), headerPosition);
         last = next;
+        lastPosition = position;
+        lastDocumentCycle = rollCycle.toCycle(r.tailer.lastReadIndex());
+      }
+      if (last == null) {
+        return; // empty: offsets start at 0
       }
       if (!BatchCodec.checksumMatches(r.buf, 0, r.in.limit(), r.crc)) {
         throw new StorageException("the last batch of " + queue.fileAbsolutePath() + " fails its checksum");
       }
+      recordWritePosition(lastDocumentCycle, lastPosition);
       runningMaxTimestamp = last.runningMaxTimestamp();
       endLogPosition = last.endLogPosition();
       lastAppendTimeMs = last.appendTimeMs();
@@ -301,7 +312,7 @@ public final class ChronicleLog implements PartitionLog {
     }
   }
 
-  /** Records a document Chronicle did not as the last written in its segment (writePosition only grows). */
+  /** Records the document at {@code headerPosition} as written in its segment (a no-op when Chronicle did). */
   private void recordWritePosition(int cycle, long headerPosition) {
     SingleChronicleQueueStore store = queue.storeForCycle(cycle, queue.epoch(), false, null);
     if (store == null) {
@@ -702,7 +713,9 @@ public final class ChronicleLog implements PartitionLog {
       for (Reader r; (r = readers.poll()) != null; ) {
         r.tailer.close();
       }
-      appender.close();
+      if (appender != null) {
+        appender.close(); // null when the open failed
+      }
       queue.close();
     } finally {
       appendLock.unlock();

@@ -84,18 +84,8 @@ class ChronicleLogTest {
     assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)).isLessThan(5);
   }
 
-  /** Runs {@link HaltAfterCompletingAppend} in a child JVM: n batches at t0, a completed document at t1, halt. */
   private void haltAfterCompletingAppend(int batches, SegmentRoll roll, long t0, long t1) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(Arrays.asList(System.getProperty("brook.jvm.flags", "").trim().split("\\s+")));
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), HaltAfterCompletingAppend.class.getName(),
-        dir.toString(), String.valueOf(batches), roll.label(), String.valueOf(t0), String.valueOf(t1)));
-    command.removeIf(String::isEmpty);
-    Path childLog = dir.resolveSibling(dir.getFileName() + "-child.log");
-    Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(childLog.toFile()).start();
-    assertThat(child.waitFor(40, TimeUnit.SECONDS)).isTrue();
-    assertThat(java.nio.file.Files.readString(childLog)).contains("completed the document");
+    HaltAfterCompletingAppend.runInChild(dir, batches, roll, t0, t1);
   }
 
   /**
@@ -116,6 +106,13 @@ class ChronicleLogTest {
   void aBatchCompletedInANewSegmentIsKeptWhenAppendsResumeInThatSegment() throws Exception {
     haltAfterCompletingAppend(20, SegmentRoll.ONE_SECOND, T0, T0 + 1000);
     assertAdoptedAfterRestart(new LogOptions(SegmentRoll.ONE_SECOND, new ManualClock(T0 + 1500), true), 20);
+  }
+
+  @Test
+  @Timeout(value = 90, unit = TimeUnit.SECONDS)
+  void aBatchCompletedAsTheQueuesFirstDocumentIsKept() throws Exception {
+    haltAfterCompletingAppend(0, SegmentRoll.ONE_SECOND, T0, T0);
+    assertAdoptedAfterRestart(new LogOptions(SegmentRoll.ONE_SECOND, new ManualClock(T0 + 500), true), 0);
   }
 
   @Test

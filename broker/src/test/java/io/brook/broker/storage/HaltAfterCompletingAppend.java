@@ -1,7 +1,11 @@
 package io.brook.broker.storage;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ExcerptAppender;
@@ -21,6 +25,26 @@ import net.openhft.chronicle.wire.Wires;
  * <p>Arguments: dir, n, roll label, t0, t1. Every record's timestamp is t0.
  */
 public final class HaltAfterCompletingAppend {
+  /** Runs it in a child JVM on {@code dir} and waits for the halt; the child's output goes beside dir. */
+  public static void runInChild(Path dir, int batches, SegmentRoll roll, long t0, long t1) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(Arrays.asList(System.getProperty("brook.jvm.flags", "").trim().split("\\s+")));
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), HaltAfterCompletingAppend.class.getName(),
+        dir.toString(), String.valueOf(batches), roll.label(), String.valueOf(t0), String.valueOf(t1)));
+    command.removeIf(String::isEmpty);
+    Path childLog = dir.resolveSibling(dir.getFileName() + "-child.log");
+    Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(childLog.toFile()).start();
+    if (!child.waitFor(40, TimeUnit.SECONDS)) {
+      child.destroyForcibly();
+      throw new AssertionError("the child did not halt within 40 s");
+    }
+    String out = Files.readString(childLog);
+    if (!out.contains("completed the document")) {
+      throw new AssertionError("the child did not complete the document: " + out);
+    }
+  }
+
   public static void main(String[] args) {
     Path dir = Path.of(args[0]);
     int batches = Integer.parseInt(args[1]);

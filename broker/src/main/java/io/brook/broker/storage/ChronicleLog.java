@@ -23,7 +23,9 @@ import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.TailerDirection;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueStore;
 import net.openhft.chronicle.wire.DocumentContext;
+import net.openhft.chronicle.wire.Wires;
 
 /**
  * A partition log stored in one Chronicle Queue: one Chronicle document per batch.
@@ -43,7 +45,8 @@ public final class ChronicleLog implements PartitionLog {
 
   private final SingleChronicleQueue queue;
   private final RollCycle rollCycle;
-  private final ExcerptAppender appender;
+  /** Created after recovery: recovery may first correct what Chronicle recorded of the last segment. */
+  private ExcerptAppender appender;
   private final ReentrantLock appendLock = new ReentrantLock();
   /** Reads hold it shared, close() exclusively: a queue is never closed under a running read. */
   private final ReentrantReadWriteLock closeGate = new ReentrantReadWriteLock();
@@ -93,8 +96,6 @@ public final class ChronicleLog implements PartitionLog {
     this.queue = queue;
     this.rollCycle = queue.rollCycle();
     this.verifyChecksums = verifyChecksums;
-    this.appender = queue.createAppender();
-    this.appender.singleThreadedCheckDisabled(true);
     java.util.Arrays.fill(hintOffsets, -1);
   }
 
@@ -111,6 +112,8 @@ public final class ChronicleLog implements PartitionLog {
     ChronicleLog log = new ChronicleLog(dir, queue, options.verifyChecksums());
     try {
       log.recover();
+      log.appender = queue.createAppender();
+      log.appender.singleThreadedCheckDisabled(true);
     } catch (RuntimeException e) {
       log.close();
       throw e;
@@ -122,9 +125,6 @@ public final class ChronicleLog implements PartitionLog {
     Reader r = borrow();
     try {
       long lastIndex = queue.lastIndex();
-      if (lastIndex < 0) {
-        return; // empty: offsets start at 0
-      }
       for (int cycle = queue.firstCycle(); cycle >= 0 && cycle <= queue.lastCycle(); ) {
         BatchHeader first = headerAt(r, rollCycle.toIndex(cycle, 0));
         if (first != null) {
@@ -138,13 +138,41 @@ public final class ChronicleLog implements PartitionLog {
         }
         cycle = next;
       }
-      if (!r.tailer.moveToIndex(lastIndex) || !readInto(r)) {
-        throw new StorageException("cannot read the last batch of " + queue.fileAbsolutePath());
+      // Chronicle's lastIndex() can stop short of the last complete document, or name it without having
+      // recorded it: a writer killed after Chronicle marked its document complete, before it recorded the
+      // segment's write position and index, leaves a batch every reader sees. Alone in its segment,
+      // lastIndex() does not count it (a later segment), or counts it while the write position says the
+      // segment is empty (the queue's first). The log ends where readers see it end, or the next append
+      // would reuse the batch's offsets; and the segment's write position is set to it, or Chronicle's
+      // appender would write after it but number its documents from 0 again.
+      BatchHeader last = null;
+      long lastPosition = -1;
+      if (lastIndex >= 0) {
+        if (!r.tailer.moveToIndex(lastIndex) || (lastPosition = readIntoAt(r)) < 0) {
+          throw new StorageException("cannot read the last batch of " + queue.fileAbsolutePath());
+        }
+        last = BatchCodec.header(r.buf, 0, r.in.limit());
+      } else {
+        r.tailer.toStart(); // Chronicle counts no document; one it did not count may be there
       }
-      BatchHeader last = BatchCodec.header(r.buf, 0, r.in.limit());
+      int lastDocumentCycle = last == null ? -1 : rollCycle.toCycle(r.tailer.lastReadIndex());
+      for (long position; (position = readIntoAt(r)) >= 0; ) {
+        BatchHeader next = BatchCodec.header(r.buf, 0, r.in.limit());
+        if (last != null && next.baseOffset() != last.nextOffset()) {
+          throw new StorageException("the batch after index " + Long.toHexString(lastIndex) + " of "
+              + queue.fileAbsolutePath() + " starts at offset " + next.baseOffset() + ", not " + last.nextOffset());
+        }
+        last = next;
+        lastPosition = position;
+        lastDocumentCycle = rollCycle.toCycle(r.tailer.lastReadIndex());
+      }
+      if (last == null) {
+        return; // empty: offsets start at 0
+      }
       if (!BatchCodec.checksumMatches(r.buf, 0, r.in.limit(), r.crc)) {
         throw new StorageException("the last batch of " + queue.fileAbsolutePath() + " fails its checksum");
       }
+      recordWritePosition(lastDocumentCycle, lastPosition);
       runningMaxTimestamp = last.runningMaxTimestamp();
       endLogPosition = last.endLogPosition();
       lastAppendTimeMs = last.appendTimeMs();
@@ -263,18 +291,37 @@ public final class ChronicleLog implements PartitionLog {
 
   /** Copies the next document into the reader's buffer; false when there is none yet. */
   private boolean readInto(Reader r) {
+    return readIntoAt(r) >= 0;
+  }
+
+  /** As {@link #readInto}, returning the file position of the document's header; -1 when there is none. */
+  private long readIntoAt(Reader r) {
     try (DocumentContext dc = r.tailer.readingDocument()) {
       if (!dc.isPresent()) {
-        return false;
+        return -1;
       }
       Bytes<?> bytes = dc.wire().bytes();
+      long headerPosition = bytes.readPosition() - Wires.SPB_HEADER_SIZE;
       int length = (int) bytes.readRemaining();
       if (r.buf.length < length) {
         r.buf = new byte[Math.max(length, r.buf.length * 2)];
       }
       bytes.read(r.buf, 0, length);
       r.in.wrap(r.buf, 0, length);
-      return true;
+      return headerPosition;
+    }
+  }
+
+  /** Records the document at {@code headerPosition} as written in its segment (a no-op when Chronicle did). */
+  private void recordWritePosition(int cycle, long headerPosition) {
+    SingleChronicleQueueStore store = queue.storeForCycle(cycle, queue.epoch(), false, null);
+    if (store == null) {
+      throw new StorageException("segment " + cycle + " of " + queue.fileAbsolutePath() + " cannot be opened");
+    }
+    try {
+      store.writePosition(headerPosition);
+    } finally {
+      queue.closeStore(store);
     }
   }
 
@@ -666,7 +713,9 @@ public final class ChronicleLog implements PartitionLog {
       for (Reader r; (r = readers.poll()) != null; ) {
         r.tailer.close();
       }
-      appender.close();
+      if (appender != null) {
+        appender.close(); // null when the open failed
+      }
       queue.close();
     } finally {
       appendLock.unlock();

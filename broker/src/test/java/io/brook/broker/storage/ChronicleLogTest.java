@@ -84,6 +84,73 @@ class ChronicleLogTest {
     assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)).isLessThan(5);
   }
 
+  private void haltAfterCompletingAppend(int batches, SegmentRoll roll, long t0, long t1) throws Exception {
+    HaltAfterCompletingAppend.runInChild(dir, batches, roll, t0, t1);
+  }
+
+  /**
+   * A kill -9 after Chronicle marked a document complete but before it recorded the segment's write
+   * position and index: readers (and the dump) see the batch, Chronicle's lastIndex() does not. The
+   * log must end after that batch, or the next append reuses its offsets (CrashIT, seed
+   * -1158006001750368754: offset 1419 twice, the first alone in a new segment).
+   */
+  @Test
+  @Timeout(value = 90, unit = TimeUnit.SECONDS)
+  void aBatchCompletedInANewSegmentByAWriterKilledBeforeChronicleIndexedItIsKept() throws Exception {
+    haltAfterCompletingAppend(20, SegmentRoll.ONE_SECOND, T0, T0 + 1000);
+    assertAdoptedAfterRestart(new LogOptions(SegmentRoll.ONE_SECOND, new ManualClock(T0 + 5000), true), 20);
+  }
+
+  @Test
+  @Timeout(value = 90, unit = TimeUnit.SECONDS)
+  void aBatchCompletedInANewSegmentIsKeptWhenAppendsResumeInThatSegment() throws Exception {
+    haltAfterCompletingAppend(20, SegmentRoll.ONE_SECOND, T0, T0 + 1000);
+    assertAdoptedAfterRestart(new LogOptions(SegmentRoll.ONE_SECOND, new ManualClock(T0 + 1500), true), 20);
+  }
+
+  @Test
+  @Timeout(value = 90, unit = TimeUnit.SECONDS)
+  void aBatchCompletedAsTheQueuesFirstDocumentIsKept() throws Exception {
+    haltAfterCompletingAppend(0, SegmentRoll.ONE_SECOND, T0, T0);
+    assertAdoptedAfterRestart(new LogOptions(SegmentRoll.ONE_SECOND, new ManualClock(T0 + 500), true), 0);
+  }
+
+  @Test
+  @Timeout(value = 90, unit = TimeUnit.SECONDS)
+  void aBatchCompletedInTheSameSegmentByAWriterKilledBeforeChronicleIndexedItIsKept() throws Exception {
+    haltAfterCompletingAppend(20, SegmentRoll.HOUR, T0, T0 + 10);
+    assertAdoptedAfterRestart(new LogOptions(SegmentRoll.HOUR, new ManualClock(T0 + 20), true), 20);
+  }
+
+  /** After the halt: the completed batch is offset n, appends continue after it, every offset reads back once. */
+  private void assertAdoptedAfterRestart(LogOptions options, int n) {
+    int more = 100; // past Chronicle's index spacing: later appends are indexed, and must be found by offset
+    try (ChronicleLog log = ChronicleLog.open(dir, options)) {
+      assertThat(log.endOffset()).isEqualTo(n + 1);
+      assertThat(value(log.read(n, 1, 100).records().get(0))).isEqualTo("orphan");
+      for (int i = 0; i < more; i++) {
+        assertThat(log.append(AppendBatch.of(List.of(record("after" + i, T0)), options.clock().millis())).baseOffset())
+            .isEqualTo(n + 1 + i);
+      }
+    }
+    for (int reopen = 0; reopen < 2; reopen++) {
+      try (ChronicleLog log = ChronicleLog.open(dir, options)) {
+        assertThat(log.endOffset()).isEqualTo(n + 1 + more);
+        for (int o = 0; o < n + 1 + more; o++) {
+          String expected = o < n ? "v" + o : o == n ? "orphan" : "after" + (o - n - 1);
+          List<LogRecord> got = log.read(o, 1, 100).records();
+          assertThat(got).as("offset " + o).hasSize(1);
+          assertThat(got.get(0).offset()).isEqualTo(o);
+          assertThat(value(got.get(0))).as("offset " + o).isEqualTo(expected);
+        }
+        assertThat(log.read(0, 1000, 1 << 20).records()).hasSize(n + 1 + more);
+      }
+    }
+    DumpSummary s = LogDump.scan(dir, false, b -> { });
+    assertThat(s.corrupt()).as(s.problems().toString()).isFalse();
+    assertThat(s.records()).isEqualTo(n + 1 + more);
+  }
+
   /**
    * In a container the dead broker and the new one are both PID 1: a stale lock looks held by a live
    * process (ourselves). Reproduced here by abandoning a lock under this JVM's own PID.

@@ -7,6 +7,7 @@ import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.storage.LogRecord;
+import io.brook.broker.storage.ManualClock;
 import io.brook.broker.storage.SegmentRoll;
 import java.nio.file.Path;
 import java.time.InstantSource;
@@ -37,6 +38,40 @@ class PartitionTest {
 
   static List<LogRecord> one() {
     return List.of(LogRecord.of(null, new byte[] {1}, -1, List.of()));
+  }
+
+  /**
+   * A writer killed after Chronicle completed a batch's document, before it counted it (see
+   * ChronicleLogTest): the batch is in the log after the restart, and its producer's retry - never
+   * answered - is recognized, not written a second time at the same offset (CrashIT, offset 1419).
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 90, unit = java.util.concurrent.TimeUnit.SECONDS)
+  void theRetryOfABatchCompletedByAKilledWriterIsAnsweredAsADuplicate() throws Exception {
+    long t0 = 1_763_800_000_000L;
+    topics.close();
+    TopicConfig oneSecond = TopicConfig.defaults(-1, -1, SegmentRoll.ONE_SECOND, 1 << 20);
+    topics = new TopicManager(dir, oneSecond, 1, LogFactory.CHRONICLE, new ManualClock(t0));
+    topics.recover();
+    topics.create("k", 1, Map.of());
+    topics.close();
+    // 3 batches, then the producer's batch (id 7, epoch 0, sequence 0) completed alone in a new segment
+    io.brook.broker.storage.HaltAfterCompletingAppend.runInChild(dir.resolve("topics").resolve("k").resolve("0"), 3,
+        SegmentRoll.ONE_SECOND, t0, t0 + 1000);
+
+    ManualClock later = new ManualClock(t0 + 5000);
+    topics = new TopicManager(dir, oneSecond, 1, LogFactory.CHRONICLE, later);
+    topics.recover();
+    Partition p = topics.get("k").partition(0);
+    assertThat(p.endOffset()).isEqualTo(4);
+    Partition.IdempotentAppend retry = p.appendIdempotent(List.of(LogRecord.of(null, "orphan".getBytes(), t0,
+        List.of())), later.millis(), 10, new io.brook.broker.storage.ProducerStamp(7, (short) 0, 0));
+    assertThat(retry.duplicate()).isTrue();
+    assertThat(retry.result().baseOffset()).isEqualTo(3);
+    Partition.IdempotentAppend next = p.appendIdempotent(one(), later.millis(), 10,
+        new io.brook.broker.storage.ProducerStamp(7, (short) 0, 1));
+    assertThat(next.duplicate()).isFalse();
+    assertThat(next.result().baseOffset()).isEqualTo(4);
   }
 
   @Test

@@ -29,10 +29,6 @@ public final class Problems {
   }
 
   /** For durations, checked in milliseconds. */
-  public Problems atLeastMs(String option, long ms, long min) {
-    return check(ms >= min, option, "must be >= " + min + " ms", ms < 0 ? "nothing or negative" : ms + " ms");
-  }
-
   public Problems betweenMs(String option, long ms, long min, long max) {
     return check(ms >= min && ms <= max, option, "must be in [" + min + ", " + max + "] ms",
         ms < 0 ? "nothing or negative" : ms + " ms");

@@ -35,14 +35,15 @@ public final class ProducerConfig {
         .atLeast("batchSize", b.batchSize, 1)
         .betweenMs("linger", b.lingerMs, 0, 3_600_000)
         .between("bufferMemory", b.bufferMemory, 1024, Integer.MAX_VALUE)
-        .atLeastMs("maxBlock", b.maxBlockMs, 0)
-        .atLeastMs("requestTimeout", b.requestTimeoutMs, 1)
+        .betweenMs("maxBlock", b.maxBlockMs, 0, Integer.MAX_VALUE)
+        .betweenMs("requestTimeout", b.requestTimeoutMs, 1, Integer.MAX_VALUE)
+        .betweenMs("deliveryTimeout", b.deliveryTimeoutMs, 1, Integer.MAX_VALUE)
         .check(b.deliveryTimeoutMs >= b.lingerMs + b.requestTimeoutMs, "deliveryTimeout",
             "must be >= linger + requestTimeoutMs (" + (b.lingerMs + b.requestTimeoutMs) + ")", b.deliveryTimeoutMs)
-        .atLeastMs("retryBackoff", b.retryBackoffMs, 1)
+        .betweenMs("retryBackoff", b.retryBackoffMs, 1, Integer.MAX_VALUE)
         .check(b.retryBackoffMaxMs >= b.retryBackoffMs, "retryBackoffMax", "must be >= retryBackoff",
             b.retryBackoffMaxMs)
-        .atLeastMs("reconnectBackoff", b.reconnectBackoffMs, 1)
+        .betweenMs("reconnectBackoff", b.reconnectBackoffMs, 1, Integer.MAX_VALUE)
         .check(b.reconnectBackoffMaxMs >= b.reconnectBackoffMs, "reconnectBackoffMax",
             "must be >= reconnectBackoff", b.reconnectBackoffMaxMs)
         .check(b.maxInFlightPerPartition >= 1 && (!b.idempotence || b.maxInFlightPerPartition <= 5),
@@ -50,7 +51,7 @@ public final class ProducerConfig {
                 + "last 5 batches per producer and partition)" : "must be >= 1", b.maxInFlightPerPartition)
         .present("durability", b.durability)
         .atLeast("maxRequestSize", b.maxRequestSize, 1024)
-        .atLeastMs("metadataMaxAge", b.metadataMaxAgeMs, 0)
+        .betweenMs("metadataMaxAge", b.metadataMaxAgeMs, 0, Integer.MAX_VALUE)
         .throwIfAny();
     broker = b.broker;
     channel = b.channel;

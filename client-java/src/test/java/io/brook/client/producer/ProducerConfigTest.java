@@ -37,7 +37,13 @@ class ProducerConfigTest {
   @Test
   void aMissingDurationIsNamed() {
     assertThatThrownBy(() -> ProducerConfig.builder().maxBlock(null).build())
-        .hasMessageContaining("maxBlock must be >= 0 ms (got nothing or negative)");
+        .hasMessageContaining("maxBlock must be in [0, 2147483647] ms (got nothing or negative)");
+  }
+
+  @Test
+  void durationsStopAtTheLargestIntInMilliseconds() {
+    assertThatThrownBy(() -> ProducerConfig.builder().maxBlock(Duration.ofDays(365)).build())
+        .hasMessageContaining("maxBlock must be in [0, 2147483647] ms (got 31536000000 ms)");
   }
 
   @Test

@@ -43,7 +43,8 @@ final class ProduceCommand implements Callable<Integer> {
   @Option(names = {"-p", "--partition"}, description = "Write every record to this partition.")
   Integer partition;
   @Option(names = "--batch-size", paramLabel = "BYTES",
-      description = "Bytes of records per partition batch (default ${DEFAULT-VALUE}).", defaultValue = "262144")
+      description = "Bytes of records per partition batch (default ${DEFAULT-VALUE}); keyless lines move to the next "
+          + "partition after each batch.", defaultValue = "65536")
   int batchSize;
   @Option(names = "--linger-ms", description = "How long a batch that is not full waits (default ${DEFAULT-VALUE}).",
       defaultValue = "5")

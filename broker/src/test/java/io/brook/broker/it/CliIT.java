@@ -160,12 +160,17 @@ class CliIT {
 
   @Test
   void consumeOnePartitionFromAnOffset() throws Exception {
-    long end = partitionRows(ok(brook("topic", "describe", "orders"))).get(1)[1];
+    // Keyless lines go a batch at a time to each partition in turn: take the fullest.
+    Map.Entry<Integer, long[]> fullest = partitionRows(ok(brook("topic", "describe", "orders"))).entrySet().stream()
+        .max(Map.Entry.comparingByValue(java.util.Comparator.comparingLong(row -> row[1]))).orElseThrow();
+    int partition = fullest.getKey();
+    long end = fullest.getValue()[1];
     assertThat(end).isGreaterThan(5);
 
-    List<String> lines = ok(brook("consume", "orders", "--partition", "1", "--from", "5", "--format", "%p/%o")).lines();
+    List<String> lines = ok(brook("consume", "orders", "--partition", Integer.toString(partition), "--from", "5",
+        "--format", "%p/%o")).lines();
 
-    assertThat(lines).isEqualTo(IntStream.range(5, (int) end).mapToObj(o -> "1/" + o).toList());
+    assertThat(lines).isEqualTo(IntStream.range(5, (int) end).mapToObj(o -> partition + "/" + o).toList());
   }
 
   @Test

@@ -23,7 +23,8 @@ final class RecordAccumulator {
   private final ProducerConfig config;
   private final Map<TopicPartition, PartitionQueue> partitions = new HashMap<>();
   private final List<PartitionQueue> order = new ArrayList<>();
-  private final Map<String, Integer> sticky = new HashMap<>();
+  /** Per topic: the partition keyless records go to, and whether its batch closed (then the next one). */
+  private final Map<String, int[]> sticky = new HashMap<>();
   private int drainStart;
   /** Flushes in progress: while any is, batches go without lingering. */
   int flushing;
@@ -57,22 +58,48 @@ final class RecordAccumulator {
     return fresh;
   }
 
-  /** Under the lock: the partition keyless records of this topic go to now. */
+  /**
+   * Under the lock: the partition keyless records of this topic go to now. It starts at a random
+   * partition and moves to the next one each time its batch closes, so keyless records spread
+   * evenly, a batch at a time (Kafka's sticky partitioner moves on after a batch too).
+   */
   int stickyPartition(String topic, int partitionCount) {
-    Integer p = sticky.get(topic);
-    if (p == null || p >= partitionCount) {
-      p = ThreadLocalRandom.current().nextInt(partitionCount);
-      sticky.put(topic, p);
+    int[] state = sticky.get(topic);
+    if (state == null) {
+      state = new int[] {ThreadLocalRandom.current().nextInt(partitionCount), 0};
+      sticky.put(topic, state);
+    } else if (state[1] == 1) {
+      state[0] = (state[0] + 1) % partitionCount;
+      state[1] = 0;
+    }
+    if (state[0] >= partitionCount) {
+      state[0] = 0; // the topic has fewer partitions than before (deleted and created again)
+    }
+    return state[0];
+  }
+
+  /**
+   * Under the lock: the partition for a keyless record of this many wire bytes. When the sticky
+   * partition's open batch cannot take it, that batch closes and the record starts the next
+   * partition's batch (as Kafka's producer does), so batches fill up and partitions take turns.
+   */
+  int keylessPartition(String topic, int partitionCount, int recordSize) {
+    int p = stickyPartition(topic, partitionCount);
+    PartitionQueue pq = partitions.get(new TopicPartition(topic, p));
+    ProducerBatch open = pq == null ? null : pq.openBatch();
+    if (open != null && open.count() > 0 && open.bytes + RecordEncoding.elementSize(recordSize) > config.batchSize) {
+      close(open);
+      p = stickyPartition(topic, partitionCount);
     }
     return p;
   }
 
-  /** A batch takes no more records; keyless records of its topic move on to another partition, like Kafka's. */
+  /** A batch takes no more records; keyless records of its topic move on to the next partition. */
   private void close(ProducerBatch b) {
     b.closed = true;
-    Integer p = sticky.get(b.tp.topic());
-    if (p != null && p == b.tp.partition()) {
-      sticky.remove(b.tp.topic());
+    int[] state = sticky.get(b.tp.topic());
+    if (state != null && state[0] == b.tp.partition()) {
+      state[1] = 1;
     }
   }
 

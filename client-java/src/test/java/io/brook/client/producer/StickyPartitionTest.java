@@ -1,0 +1,35 @@
+package io.brook.client.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.brook.client.TopicPartition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** Keyless records go a batch at a time to each partition in turn. */
+class StickyPartitionTest {
+  @Test
+  void eachClosedBatchMovesKeylessRecordsToTheNextPartition() {
+    RecordAccumulator acc = new RecordAccumulator(ProducerConfig.builder().batchSize(100).build());
+    byte[] value = new byte[40];
+    int size = RecordEncoding.recordSize(null, value, List.of(), null);
+    List<Integer> chosen = new ArrayList<>();
+    acc.lock.lock();
+    try {
+      for (int i = 0; i < 12; i++) {
+        int p = acc.keylessPartition("t", 3, size);
+        chosen.add(p);
+        acc.append(new TopicPartition("t", p), size, null, value, List.of(), null, new CompletableFuture<>(), 0);
+      }
+    } finally {
+      acc.lock.unlock();
+    }
+    // A 100-byte batch holds two 40-byte records (44 bytes each on the wire): pairs, then the next partition.
+    int first = chosen.get(0);
+    for (int i = 0; i < chosen.size(); i++) {
+      assertThat(chosen.get(i)).as("record %d", i).isEqualTo((first + i / 2) % 3);
+    }
+  }
+}

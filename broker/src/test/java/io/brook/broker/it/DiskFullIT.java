@@ -124,8 +124,10 @@ class DiskFullIT {
       refusals.add(producers.submit(() -> fillUntilRefused(thread, answered)));
     }
     producers.shutdown();
+    long threshold = THRESHOLD;
     for (Future<StatusRuntimeException> f : refusals) {
       StatusRuntimeException e = f.get(120, TimeUnit.SECONDS);
+      threshold = Math.max(threshold, reportedThreshold(e.getStatus().getDescription()));
       assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
       assertThat(Wire.reason(e)).isEqualTo("NOT_ENOUGH_DISK");
       assertThat(e.getStatus().getDescription()).contains("disk.free.min.bytes")
@@ -134,7 +136,12 @@ class DiskFullIT {
     }
     assertThat(answered.size()).as("produce took most of the 64 MiB first").isGreaterThan(30 * 8);
     long free = usable();
-    assertThat(free).as("refused under the threshold, with the headroom left").isLessThan(THRESHOLD)
+    // The threshold is max(disk.free.min.bytes, headroom + active writers x 1 MiB): with many writers
+    // (partitions, group journals) it can exceed disk.free.min.bytes; the refusal says what it was. The
+    // guard refuses on its estimate (the last reading minus what was appended since), which can run up
+    // to a chunk ahead of the filesystem's own count: 1 MiB of slack.
+    assertThat(threshold).as("threshold").isLessThanOrEqualTo(THRESHOLD + 8 * MIB);
+    assertThat(free).as("refused under the threshold, with the headroom left").isLessThan(threshold + MIB)
         .isGreaterThan(HEADROOM);
 
     // 2. In the headroom: the broker is up and serving, reads everything it answered, takes commits,
@@ -192,6 +199,12 @@ class DiskFullIT {
   }
 
   /** Produces 256 KiB requests until refused; every answered record's value is noted by offset. */
+  /** The produce threshold a refusal names ("threshold of N bytes"), or 0 when it names none. */
+  static long reportedThreshold(String description) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("threshold of (\\d+) bytes").matcher(description);
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
   StatusRuntimeException fillUntilRefused(int thread, Map<Long, String> answered) {
     for (int request = 0; request < 1000; request++) { // 64 MiB holds 256 of them
       List<Record> records = new ArrayList<>();

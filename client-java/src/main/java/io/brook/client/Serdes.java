@@ -14,7 +14,7 @@ public final class Serdes {
     return (topic, b) -> b == null ? null : new String(b, StandardCharsets.UTF_8);
   }
 
-  /** Bytes as they are, not copied: do not change an array after sending it (until its future completes). */
+  /** Bytes as they are. (The producer copies them into its batch inside {@code send}.) */
   public static Serializer<byte[]> bytesSerializer() {
     return (topic, b) -> b;
   }

@@ -1,7 +1,5 @@
 package io.brook.client.internal;
 
-import com.google.protobuf.ByteString;
-import com.google.protobuf.UnsafeByteOperations;
 import io.brook.client.Deserializer;
 import io.brook.client.Header;
 import io.brook.client.consumer.ConsumerRecord;
@@ -9,7 +7,7 @@ import io.brook.protocol.v1.Record;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Between the wire's {@link Record} and the client's record types. */
+/** From the wire's {@link Record} to the client's record types (the producer encodes records itself). */
 public final class RecordConversion {
   private RecordConversion() {}
 
@@ -31,23 +29,4 @@ public final class RecordConversion {
     return List.copyOf(out);
   }
 
-  /**
-   * A record to produce. A null key means no key; a null timestamp means the broker's time. The
-   * serialized key and value are wrapped, not copied (the hot path of send): a serializer hands
-   * over its arrays.
-   */
-  public static Record toProto(byte[] key, byte[] value, List<Header> headers, Long timestampMs) {
-    Record.Builder b = Record.newBuilder()
-        .setValue(value == null ? ByteString.EMPTY : UnsafeByteOperations.unsafeWrap(value));
-    if (key != null) {
-      b.setKey(UnsafeByteOperations.unsafeWrap(key));
-    }
-    if (timestampMs != null) {
-      b.setTimestampMs(timestampMs);
-    }
-    for (Header h : headers) {
-      b.addHeaders(io.brook.protocol.v1.Header.newBuilder().setKey(h.key()).setValue(ByteString.copyFrom(h.value())));
-    }
-    return b.build();
-  }
 }

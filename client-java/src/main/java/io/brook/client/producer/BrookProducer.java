@@ -99,7 +99,7 @@ public final class BrookProducer<K, V> implements AutoCloseable {
         buffer.release(size);
         ensureOpen();
       }
-      int p = partition >= 0 ? partition : accumulator.keylessPartition(record.topic(), -partition - 1, recordSize);
+      int p = partition >= 0 ? partition : accumulator.keylessPartition(record.topic(), -partition - 1, size);
       if (accumulator.append(new TopicPartition(record.topic(), p), recordSize, key, value, record.headers(),
           record.timestampMs(), future, System.nanoTime())) {
         accumulator.wake.signal();

@@ -60,11 +60,6 @@ final class EncodedRecords {
     return timestamps[i];
   }
 
-  /** Encoded bytes of record i. */
-  int sizeOf(int i) {
-    return (i + 1 < count ? starts[i + 1] : length) - starts[i];
-  }
-
   /** Records from..to-1 copied into a batch of their own. */
   EncodedRecords slice(int from, int to) {
     int start = starts[from];

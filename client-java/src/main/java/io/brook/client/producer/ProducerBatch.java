@@ -19,8 +19,6 @@ final class ProducerBatch {
   final List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
   /** Done when every record's future is: what flush and close wait for. */
   final CompletableFuture<Void> done = new CompletableFuture<>();
-  /** Bytes held in the producer's buffer memory for this batch. */
-  int bytes;
   /** No more records go in: it is full, or the sender took it. */
   boolean closed;
   /** Times it was sent; more than 0 means the broker may have written it. */
@@ -41,7 +39,11 @@ final class ProducerBatch {
       CompletableFuture<RecordMetadata> future) {
     records.append(recordSize, key, value, headers, timestampMs);
     futures.add(future);
-    bytes += RecordEncoding.elementSize(recordSize);
+  }
+
+  /** Bytes of its records on the wire: what it holds of the producer's buffer memory. */
+  int bytes() {
+    return records.length();
   }
 
   int count() {
@@ -59,8 +61,6 @@ final class ProducerBatch {
     ProducerBatch second = new ProducerBatch(tp, createdNanos, records.slice(half, count()));
     first.futures.addAll(futures.subList(0, half));
     second.futures.addAll(futures.subList(half, count()));
-    first.bytes = first.records.length();
-    second.bytes = bytes - first.bytes;
     first.attempts = attempts;
     second.attempts = attempts;
     CompletableFuture.allOf(first.done, second.done).thenRun(() -> done.complete(null));

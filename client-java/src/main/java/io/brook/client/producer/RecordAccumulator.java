@@ -41,7 +41,7 @@ final class RecordAccumulator {
     ProducerBatch open = pq.openBatch();
     boolean fresh = false;
     int size = RecordEncoding.elementSize(recordSize);
-    if (open != null && open.count() > 0 && open.bytes + size > config.batchSize) {
+    if (open != null && open.count() > 0 && open.bytes() + size > config.batchSize) {
       close(open);
       open = null;
     }
@@ -51,7 +51,7 @@ final class RecordAccumulator {
       fresh = true;
     }
     open.add(recordSize, key, value, headers, timestampMs, future);
-    if (open.bytes >= config.batchSize) {
+    if (open.bytes() >= config.batchSize) {
       close(open);
       return true;
     }
@@ -79,15 +79,15 @@ final class RecordAccumulator {
   }
 
   /**
-   * Under the lock: the partition for a keyless record of this many wire bytes. When the sticky
-   * partition's open batch cannot take it, that batch closes and the record starts the next
+   * Under the lock: the partition for a keyless record of {@code size} bytes on the wire. When the
+   * sticky partition's open batch cannot take it, that batch closes and the record starts the next
    * partition's batch (as Kafka's producer does), so batches fill up and partitions take turns.
    */
-  int keylessPartition(String topic, int partitionCount, int recordSize) {
+  int keylessPartition(String topic, int partitionCount, int size) {
     int p = stickyPartition(topic, partitionCount);
     PartitionQueue pq = partitions.get(new TopicPartition(topic, p));
     ProducerBatch open = pq == null ? null : pq.openBatch();
-    if (open != null && open.count() > 0 && open.bytes + RecordEncoding.elementSize(recordSize) > config.batchSize) {
+    if (open != null && open.count() > 0 && open.bytes() + size > config.batchSize) {
       close(open);
       p = stickyPartition(topic, partitionCount);
     }
@@ -137,7 +137,7 @@ final class RecordAccumulator {
         continue;
       }
       ProducerBatch b = pq.waiting.peekFirst();
-      if (!out.isEmpty() && bytes + b.bytes > config.maxRequestSize) {
+      if (!out.isEmpty() && bytes + b.bytes() > config.maxRequestSize) {
         drainStart = (drainStart + i) % n; // the next request starts here, so no partition waits behind others
         return out;
       }
@@ -151,7 +151,7 @@ final class RecordAccumulator {
       }
       b.attempts++;
       pq.inFlight.addLast(b);
-      bytes += b.bytes;
+      bytes += b.bytes();
       out.add(b);
     }
     drainStart = n == 0 ? 0 : (drainStart + 1) % n;
@@ -224,14 +224,5 @@ final class RecordAccumulator {
 
   List<PartitionQueue> partitionQueues() {
     return order;
-  }
-
-  boolean anyInFlight() {
-    for (PartitionQueue pq : order) {
-      if (!pq.inFlight.isEmpty()) {
-        return true;
-      }
-    }
-    return false;
   }
 }

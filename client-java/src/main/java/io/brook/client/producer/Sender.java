@@ -268,7 +268,7 @@ final class Sender implements Runnable {
       pq.retryBackoff.reset();
       completions.add(() -> {
         b.succeed(r.getBaseOffset(), r.getAppendTimeMs());
-        buffer.release(b.bytes);
+        buffer.release(b.bytes());
       });
     } else {
       BrookException error = ErrorMapping.fromCode(code, r.getErrorMessage());
@@ -327,7 +327,7 @@ final class Sender implements Runnable {
 
   private void fail(ProducerBatch b, BrookException error) {
     b.fail(error);
-    buffer.release(b.bytes);
+    buffer.release(b.bytes());
   }
 
   private void onResponse(StreamHandler from, ProduceStreamResponse response) {

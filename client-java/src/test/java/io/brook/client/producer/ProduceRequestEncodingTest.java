@@ -84,7 +84,7 @@ class ProduceRequestEncodingTest {
     List<ProducerBatch> halves = a.split();
     assertThat(halves.get(0).count()).isEqualTo(2);
     assertThat(halves.get(1).count()).isEqualTo(3);
-    assertThat(halves.get(0).bytes + halves.get(1).bytes).isEqualTo(a.bytes);
+    assertThat(halves.get(0).bytes() + halves.get(1).bytes()).isEqualTo(a.bytes());
     ProduceRequest parsed = ProduceStreamRequest.parseFrom(
         ProduceRequestEncoding.encode(1, Durability.DURABILITY_WRITTEN, -1, 0, halves)).getRequest();
     assertThat(parsed.getBatches(0).getRecordsList()).extracting(r -> r.getValue().toStringUtf8())

@@ -990,19 +990,10 @@ public final class AckDriver {
 
     static Options parse(String[] args) throws IOException {
       Options o = new Options();
-      for (String arg : args) {
-        if (!arg.startsWith("--")) {
-          int colon = arg.lastIndexOf(':');
-          if (colon < 0) {
-            throw usage("expected HOST:PORT, got " + arg);
-          }
-          o.host = arg.substring(0, colon);
-          o.port = Integer.parseInt(arg.substring(colon + 1));
-          continue;
-        }
-        int eq = arg.indexOf('=');
-        String key = eq < 0 ? arg.substring(2) : arg.substring(2, eq);
-        String value = eq < 0 ? "" : arg.substring(eq + 1);
+      DriverArgs.parse(args, (host, port) -> {
+        o.host = host;
+        o.port = port;
+      }, (key, value, arg) -> {
         switch (key) {
           case "records" -> o.records = Long.parseLong(value);
           case "size" -> o.size = Integer.parseInt(value);
@@ -1029,7 +1020,7 @@ public final class AckDriver {
           case "label" -> o.label = value;
           default -> throw usage("unknown option " + arg);
         }
-      }
+      }, Options::usage);
       if (o.size < STAMP) {
         throw usage("--size must be at least " + STAMP + " (the driver's stamp)");
       }

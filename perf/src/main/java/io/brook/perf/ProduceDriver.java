@@ -5,23 +5,15 @@ import io.brook.protocol.v1.AdminServiceGrpc;
 import io.brook.protocol.v1.CreateTopicRequest;
 import io.brook.protocol.v1.ProduceBatch;
 import io.brook.protocol.v1.ProduceRequest;
-import io.brook.protocol.v1.ProduceResult;
-import io.brook.protocol.v1.ProduceServiceGrpc;
 import io.brook.protocol.v1.ProduceStreamRequest;
-import io.brook.protocol.v1.ProduceStreamResponse;
 import io.brook.protocol.v1.Record;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * End-to-end produce throughput: N records of S bytes over one produce stream, in batches of B
@@ -75,52 +67,6 @@ public final class ProduceDriver {
       }
       requests.add(ProduceStreamRequest.newBuilder().setRequest(ProduceRequest.newBuilder().addBatches(b)).build());
     }
-    Semaphore window = new Semaphore(inFlight);
-    CountDownLatch done = new CountDownLatch(1);
-    AtomicLong acked = new AtomicLong();
-    AtomicReference<Throwable> failure = new AtomicReference<>();
-    StreamObserver<ProduceStreamRequest> stream = ProduceServiceGrpc.newStub(channel).produceStream(
-        new StreamObserver<>() {
-          @Override
-          public void onNext(ProduceStreamResponse r) {
-            for (ProduceResult result : r.getResponse().getResultsList()) {
-              if (result.getErrorCodeValue() != 0) {
-                failure.compareAndSet(null, new IllegalStateException(result.getErrorMessage()));
-              }
-              acked.addAndGet(result.getRecordCount());
-            }
-            window.release();
-          }
-
-          @Override
-          public void onError(Throwable t) {
-            failure.set(t);
-            window.release(inFlight);
-            done.countDown();
-          }
-
-          @Override
-          public void onCompleted() {
-            done.countDown();
-          }
-        });
-    long started = System.nanoTime();
-    long sent = 0;
-    for (int i = 0; sent < records && failure.get() == null; i++) {
-      window.acquire();
-      stream.onNext(requests.get(i % partitions));
-      sent += batch;
-    }
-    window.acquire(inFlight);
-    stream.onCompleted();
-    done.await(60, TimeUnit.SECONDS);
-    double seconds = (System.nanoTime() - started) / 1e9;
-    if (failure.get() != null) {
-      throw new IllegalStateException("produce failed", failure.get());
-    }
-    if (acked.get() < records) {
-      throw new IllegalStateException("only " + acked.get() + " of " + records + " records acknowledged");
-    }
-    return seconds;
+    return PipelinedProduce.send(channel, requests, records, batch, inFlight, "produce");
   }
 }

@@ -242,49 +242,7 @@ public final class RetentionDriver {
     }
     ProduceStreamRequest full = ProduceStreamRequest.newBuilder()
         .setRequest(ProduceRequest.newBuilder().addBatches(b)).build();
-    Semaphore window = new Semaphore(inFlight);
-    CountDownLatch done = new CountDownLatch(1);
-    AtomicReference<Throwable> failure = new AtomicReference<>();
-    AtomicLong acked = new AtomicLong();
-    StreamObserver<ProduceStreamRequest> stream = ProduceServiceGrpc.newStub(channel).produceStream(
-        new StreamObserver<>() {
-          @Override
-          public void onNext(ProduceStreamResponse r) {
-            for (ProduceResult result : r.getResponse().getResultsList()) {
-              if (result.getErrorCodeValue() != 0) {
-                failure.compareAndSet(null, new IllegalStateException(result.getErrorMessage()));
-              }
-              acked.addAndGet(result.getRecordCount());
-            }
-            window.release();
-          }
-
-          @Override
-          public void onError(Throwable t) {
-            failure.compareAndSet(null, t);
-            window.release(inFlight);
-            done.countDown();
-          }
-
-          @Override
-          public void onCompleted() {
-            done.countDown();
-          }
-        });
-    long started = System.nanoTime();
-    for (long sent = 0; sent < records && failure.get() == null; sent += batch) {
-      if (!window.tryAcquire(60, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("prefill: no answer in 60 s");
-      }
-      stream.onNext(full); // the last request may round the prefill up to a whole batch
-    }
-    window.tryAcquire(inFlight, 60, TimeUnit.SECONDS);
-    stream.onCompleted();
-    done.await(60, TimeUnit.SECONDS);
-    if (failure.get() != null) {
-      throw new IllegalStateException("prefill failed", failure.get());
-    }
-    return (System.nanoTime() - started) / 1e9;
+    return PipelinedProduce.send(channel, List.of(full), records, batch, inFlight, "prefill");
   }
 
   /** The paced producer: request i is due at start + i × interval and carries its send time. */
@@ -1352,19 +1310,10 @@ public final class RetentionDriver {
 
     static Options parse(String[] args) {
       Options o = new Options();
-      for (String arg : args) {
-        if (!arg.startsWith("--")) {
-          int colon = arg.lastIndexOf(':');
-          if (colon < 0) {
-            throw usage("expected HOST:PORT, got " + arg);
-          }
-          o.host = arg.substring(0, colon);
-          o.port = Integer.parseInt(arg.substring(colon + 1));
-          continue;
-        }
-        int eq = arg.indexOf('=');
-        String key = eq < 0 ? arg.substring(2) : arg.substring(2, eq);
-        String value = eq < 0 ? "" : arg.substring(eq + 1);
+      DriverArgs.parse(args, (host, port) -> {
+        o.host = host;
+        o.port = port;
+      }, (key, value, arg) -> {
         switch (key) {
           case "data-dir" -> o.dataDir = Path.of(value);
           case "prefill-mib" -> o.prefillMib = Long.parseLong(value);
@@ -1388,7 +1337,7 @@ public final class RetentionDriver {
           case "label" -> o.label = value;
           default -> throw usage("unknown option " + arg);
         }
-      }
+      }, Options::usage);
       if (o.size < STAMP || o.rate < 1 || o.batch < 1 || o.inflight < 1 || o.baseline < 1 || o.prefillMib < 1
           || o.warmup < 0 || o.after < 0 || o.maxWait < 1 || o.retentionMs < 0) {
         throw usage("size >= " + STAMP + ", rate, batch, inflight, baseline, prefill-mib, max-wait >= 1; "

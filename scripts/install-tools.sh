@@ -2,6 +2,8 @@
 # Installs the Go-built tools Brook's tests need, pinned to exact versions:
 #   buf      (lint / breaking-change checks of the .proto contract)
 #   grpcurl  (calls the broker from README smoke tests)
+#   protoc-gen-go, protoc-gen-go-grpc, staticcheck: the tools of client-go/tools/go.mod
+#            (`go install tool` there; the versions are that go.mod's)
 #
 # Idempotent and cached: binaries go to $BROOK_TOOLS_DIR/bin (GOBIN), default
 # $HOME/.cache/brook/tools. Each tool has a stamp file recording the exact
@@ -60,3 +62,21 @@ for entry in "${TOOLS[@]}"; do
   printf '%s\n' "$want" >"$stamp"
   echo "install-tools: $name $version built ($((SECONDS - start)) s) -> $BIN_DIR/$name"
 done
+
+# The Go client's tools, pinned by client-go/tools/go.mod (+ go.sum).
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+want="$(cat "$ROOT/client-go/tools/go.mod" "$ROOT/client-go/tools/go.sum" | sha256sum | cut -d' ' -f1) $GO_VERSION"
+stamp="$STAMP_DIR/client-go-tools"
+start=$SECONDS
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
+  [ -x "$BIN_DIR/protoc-gen-go" ] && [ -x "$BIN_DIR/protoc-gen-go-grpc" ] && [ -x "$BIN_DIR/staticcheck" ]; then
+  echo "install-tools: client-go/tools (protoc-gen-go, protoc-gen-go-grpc, staticcheck) cached ($((SECONDS - start)) s)"
+else
+  rm -f "$stamp"
+  if ! GOBIN="$BIN_DIR" GOFLAGS="${GOFLAGS:-} -buildvcs=false" go -C "$ROOT/client-go/tools" install tool; then
+    echo "install-tools: ERROR: go install tool in client-go/tools failed" >&2
+    exit 1
+  fi
+  printf '%s\n' "$want" >"$stamp"
+  echo "install-tools: client-go/tools (protoc-gen-go, protoc-gen-go-grpc, staticcheck) built ($((SECONDS - start)) s) -> $BIN_DIR"
+fi

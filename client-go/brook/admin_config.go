@@ -1,0 +1,6 @@
+package brook
+
+// adminConfig is NewAdmin's configuration.
+type adminConfig struct {
+	conn connConfig
+}

@@ -1,0 +1,6 @@
+package brook
+
+// producerConfig is NewProducer's configuration.
+type producerConfig struct {
+	conn connConfig
+}

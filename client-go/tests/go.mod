@@ -1,0 +1,22 @@
+// Tests of the Go client against the real broker process, in a module of
+// their own so that test-only dependencies (goleak) stay out of the client's
+// go.mod.
+module github.com/brook-io/brook/client-go/tests
+
+go 1.26.0
+
+replace github.com/brook-io/brook/client-go => ../
+
+require (
+	github.com/brook-io/brook/client-go v0.0.0-00010101000000-000000000000
+	go.uber.org/goleak v1.3.0
+	google.golang.org/grpc v1.85.0
+)
+
+require (
+	golang.org/x/net v0.60.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)

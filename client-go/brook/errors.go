@@ -54,6 +54,8 @@ var (
 	// Produce found the producer's buffer full and its context ended first,
 	// or the buffer was full and WithMaxBufferedWait's wait ran out.
 	ErrBufferFull = errors.New("brook: producer buffer full")
+	// A produced record was not answered within WithDeliveryTimeout.
+	ErrDeliveryTimeout = errors.New("brook: delivery timeout")
 	// A client was made with options that are not valid; see *ConfigError.
 	ErrInvalidConfig = errors.New("brook: invalid config")
 	// A commit was refused because the consumer is no longer the owner of the
@@ -91,8 +93,10 @@ var codeErrors = map[brookv1.ErrorCode]error{
 
 // retriableCodes may succeed later unchanged.
 var retriableCodes = map[brookv1.ErrorCode]bool{
-	brookv1.ErrorCode_ERROR_CODE_NOT_ENOUGH_DISK: true,
-	brookv1.ErrorCode_ERROR_CODE_STORAGE_ERROR:   true,
+	brookv1.ErrorCode_ERROR_CODE_NOT_ENOUGH_DISK:   true,
+	brookv1.ErrorCode_ERROR_CODE_STORAGE_ERROR:     true,
+	brookv1.ErrorCode_ERROR_CODE_UNKNOWN_PARTITION: true, // partitions were just added: look again
+
 }
 
 // BrokerError is an error the broker answered: a per-partition error code
@@ -197,7 +201,7 @@ func callError(err error) error {
 		}
 	}
 	out := &BrokerError{
-		Reason:    st.Code().String(),
+		Reason:    statusName(st.Code()),
 		GRPCCode:  st.Code(),
 		Message:   st.Message(),
 		Partition: -1,
@@ -224,6 +228,22 @@ func callError(err error) error {
 		out.sentinel = ErrRequestTooLarge
 	}
 	return out
+}
+
+// statusName is the status code's name as gRPC's specification spells it
+// (UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED), as the Java client's reasons.
+func statusName(c codes.Code) string {
+	if c == codes.Canceled {
+		return "CANCELLED"
+	}
+	var b strings.Builder
+	for i, r := range c.String() {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToUpper(b.String())
 }
 
 // errorInfoReason is the reason of the broker's google.rpc.ErrorInfo detail, or "".

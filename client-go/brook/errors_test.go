@@ -74,6 +74,10 @@ func TestCallErrorWithoutReasonUsesTheStatusCode(t *testing.T) {
 			t.Errorf("%v: %v does not match %v", code, got, want)
 		}
 	}
+	var down *BrokerError
+	if !errors.As(callError(status.Error(codes.DeadlineExceeded, "slow")), &down) || down.Reason != "DEADLINE_EXCEEDED" {
+		t.Errorf("reason %q, want DEADLINE_EXCEEDED", down.Reason)
+	}
 	if !isRetriable(callError(status.Error(codes.Unavailable, "down"))) {
 		t.Error("UNAVAILABLE must be retriable")
 	}

@@ -1,0 +1,231 @@
+package brook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+
+	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
+)
+
+// Producer writes records to Brook. It is safe for concurrent use.
+//
+// Records are batched per partition (WithBatchBytes, WithLinger) and sent by
+// one goroutine over one pipelined produce stream, several partitions per
+// request and up to WithMaxInFlightPerPartition batches of a partition at
+// once. By default it is idempotent: when the stream breaks (the broker
+// restarted, or stayed silent for WithRequestTimeout) every unanswered batch
+// is sent again with its sequence numbers on a new stream, and the broker
+// writes none of them twice.
+type Producer struct {
+	cfg   producerConfig
+	conn  *grpc.ClientConn
+	owned bool
+	meta  *producerMetadata
+	acc   *accumulator
+
+	closeOnce sync.Once
+	closing   chan struct{} // closed by Close: flush everything, accept nothing
+	abort     chan struct{} // closed when Close's context ends: fail what is left
+	done      chan struct{} // closed when the sender goroutine has ended
+	cancel    context.CancelFunc
+}
+
+// NewProducer makes a producer. It validates every option at once (the error
+// matches ErrInvalidConfig and names each bad option) and connects lazily:
+// an unreachable broker shows in the records' results, not here.
+func NewProducer(opts ...ProducerOption) (*Producer, error) {
+	cfg := defaultProducerConfig()
+	for _, o := range opts {
+		o.applyProducer(&cfg)
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	conn, owned, err := cfg.conn.dial()
+	if err != nil {
+		return nil, fmt.Errorf("brook: producer: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Producer{
+		cfg:     cfg,
+		conn:    conn,
+		owned:   owned,
+		closing: make(chan struct{}),
+		abort:   make(chan struct{}),
+		done:    make(chan struct{}),
+		cancel:  cancel,
+	}
+	p.meta = newProducerMetadata(brookv1.NewAdminServiceClient(conn), cfg.metadataMaxAge, cfg.retryBackoff, cfg.retryBackoffMax)
+	p.acc = newAccumulator(&p.cfg)
+	s := newSender(p, brookv1.NewProduceServiceClient(conn))
+	go func() {
+		defer close(p.done)
+		s.run(ctx)
+	}()
+	return p, nil
+}
+
+// Produce hands a record to the producer and returns once it is buffered;
+// promise (which may be nil) is called exactly once with the record (its
+// Partition, Offset and Timestamp set on success) and the result. Promises
+// are called one at a time from the producer's goroutine, in order per
+// partition: they must not block for long.
+//
+// ctx bounds only the wait before the record is buffered (for the topic's
+// partition count, and for buffer space when WithMaxBufferedBytes is reached,
+// at most WithMaxBlock: then ErrBufferFull); once buffered, the record's
+// time is bounded by WithDeliveryTimeout.
+func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record, error)) {
+	if promise == nil {
+		promise = func(*Record, error) {}
+	}
+	if err := p.checkRecord(r); err != nil {
+		promise(r, err)
+		return
+	}
+	select {
+	case <-p.closing:
+		promise(r, ErrClientClosed)
+		return
+	default:
+	}
+	deadline := time.Now().Add(p.cfg.maxBlock)
+	blockCtx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	partitions, err := p.meta.partitions(blockCtx, r.Topic)
+	if err == nil && p.cfg.manualPartitioner && r.Partition >= partitions {
+		p.meta.forget(r.Topic) // partitions may have been added since the count was cached
+		if partitions, err = p.meta.partitions(blockCtx, r.Topic); err == nil && r.Partition >= partitions {
+			err = partitionError(brookv1.ErrorCode_ERROR_CODE_UNKNOWN_PARTITION,
+				fmt.Sprintf("topic %s has %d partitions", r.Topic, partitions), r.Topic, r.Partition)
+		}
+	}
+	if err != nil {
+		promise(r, blockError(ctx, err))
+		return
+	}
+	if !p.cfg.manualPartitioner && r.Key != nil {
+		r.Partition = PartitionForKey(r.Key, partitions)
+	}
+	sticky := !p.cfg.manualPartitioner && r.Key == nil
+	if err := p.acc.append(blockCtx, p.closing, r, promise, sticky, partitions); err != nil {
+		promise(r, blockError(ctx, err))
+	}
+}
+
+// blockError says why Produce gave up waiting: the caller's context, or WithMaxBlock.
+func blockError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", err, ctx.Err())
+	}
+	return err
+}
+
+// ProduceResult is one record's outcome of ProduceSync.
+type ProduceResult struct {
+	Record *Record
+	Err    error
+}
+
+// ProduceResults are ProduceSync's outcomes, in the order of its records.
+type ProduceResults []ProduceResult
+
+// FirstErr is the first record's error, or nil if every record was written.
+func (rs ProduceResults) FirstErr() error {
+	for _, r := range rs {
+		if r.Err != nil {
+			return r.Err
+		}
+	}
+	return nil
+}
+
+// ProduceSync produces the records and waits for all their answers (or for
+// ctx to end: records still unanswered then have ctx's error in their result,
+// though they may still be written).
+func (p *Producer) ProduceSync(ctx context.Context, records ...*Record) ProduceResults {
+	results := make(ProduceResults, len(records))
+	var wg sync.WaitGroup
+	wg.Add(len(records))
+	for i, r := range records {
+		results[i].Record = r
+		p.Produce(ctx, r, func(_ *Record, err error) {
+			results[i].Err = err
+			wg.Done()
+		})
+	}
+	waited := make(chan struct{})
+	go func() { wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+		return results
+	case <-ctx.Done():
+		// The promises still run later; answer from a copy so they cannot race with the caller.
+		out := make(ProduceResults, len(records))
+		for i, r := range records {
+			out[i] = ProduceResult{Record: r, Err: ctx.Err()}
+		}
+		return out
+	}
+}
+
+// Flush sends every buffered record without waiting for linger and waits
+// until all records produced so far are answered, or ctx ends.
+func (p *Producer) Flush(ctx context.Context) error {
+	p.acc.beginFlush()
+	defer p.acc.endFlush()
+	select {
+	case <-p.acc.idle():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-p.done:
+		return ErrClientClosed
+	}
+}
+
+// Close stops accepting records, sends the buffered ones and waits for their
+// answers until ctx ends; records still unanswered then fail with
+// ErrClientClosed. It then ends the producer's goroutines and closes the
+// connection it made (a connection given WithConn stays open).
+func (p *Producer) Close(ctx context.Context) error {
+	var err error
+	p.closeOnce.Do(func() {
+		close(p.closing)
+		p.acc.wake()
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			err = ctx.Err()
+			close(p.abort)
+			p.cancel()
+			<-p.done
+		}
+		p.cancel()
+		if p.owned {
+			if cerr := p.conn.Close(); cerr != nil && err == nil {
+				err = cerr
+			}
+		}
+	})
+	return err
+}
+
+func (p *Producer) checkRecord(r *Record) error {
+	switch {
+	case r == nil:
+		return fmt.Errorf("%w: nil record", ErrInvalidRecord)
+	case r.Topic == "":
+		return fmt.Errorf("%w: the record has no topic", ErrInvalidRecord)
+	case p.cfg.manualPartitioner && r.Partition < 0:
+		return fmt.Errorf("%w: partition %d with WithManualPartitioner", ErrInvalidRecord, r.Partition)
+	}
+	return nil
+}
+
+var errSenderStopped = errors.New("brook: producer stopped")

@@ -1,0 +1,457 @@
+package brook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
+)
+
+// The broker reads ahead this many requests of a produce stream
+// (produce.stream.max.inflight); more would only wait in its socket buffer.
+const maxInFlightRequests = 32
+
+// sender is the producer's one goroutine that talks to the broker: it takes
+// batches from the accumulator, sends them on the produce stream, matches the
+// answers (in order) and calls the records' promises.
+type sender struct {
+	p      *Producer
+	acc    *accumulator
+	cfg    *producerConfig
+	client brookv1.ProduceServiceClient
+
+	producerID    int64
+	epoch         int32
+	hasID         bool
+	needEpochBump bool
+
+	stream       *produceStream
+	inFlight     []*inFlightRequest
+	nextCorr     uint64
+	lastProgress time.Time
+	retryAt      time.Time // no stream or InitProducer before this (backoff)
+	backoff      *backoff
+}
+
+type inFlightRequest struct {
+	corr    uint64
+	batches []*producerBatch
+}
+
+func newSender(p *Producer, client brookv1.ProduceServiceClient) *sender {
+	return &sender{p: p, acc: p.acc, cfg: &p.cfg, client: client,
+		backoff: newBackoff(p.cfg.retryBackoff, p.cfg.retryBackoffMax)}
+}
+
+func (s *sender) run(ctx context.Context) {
+	defer s.closeStream()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		select {
+		case <-s.p.abort:
+			s.failEverything(ErrClientClosed)
+			return
+		default:
+		}
+		closing := isClosed(s.p.closing)
+		if closing && len(s.inFlight) == 0 && s.acc.empty() {
+			return
+		}
+		now := time.Now()
+		wakeAt := s.step(ctx, now, closing)
+		if len(s.inFlight) > 0 {
+			silentUntil := s.lastProgress.Add(s.cfg.requestTimeout)
+			if !now.Before(silentUntil) {
+				s.breakStream(fmt.Errorf("%w: no answer for %v", ErrBrokerUnavailable, s.cfg.requestTimeout))
+				continue
+			}
+			wakeAt = earliest(wakeAt, silentUntil)
+		}
+		if wakeAt.IsZero() {
+			wakeAt = now.Add(time.Hour)
+		}
+		timer.Reset(time.Until(wakeAt))
+		var events <-chan streamEvent
+		if s.stream != nil {
+			events = s.stream.events
+		}
+		select {
+		case <-s.acc.wakeCh:
+		case <-timer.C:
+		case ev := <-events:
+			s.handle(ev)
+		case <-s.p.closing:
+		case <-s.p.abort:
+		case <-ctx.Done():
+			s.failEverything(ErrClientClosed)
+			return
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+// step does what can be done now and says when to look again (zero: when woken).
+func (s *sender) step(ctx context.Context, now time.Time, closing bool) time.Time {
+	for _, b := range s.acc.takeExpired(now) {
+		s.expire(b)
+	}
+	if now.Before(s.retryAt) {
+		return s.retryAt
+	}
+	if s.cfg.idempotent && (!s.hasID || s.needEpochBump) {
+		if len(s.inFlight) > 0 {
+			return time.Time{} // bump the epoch once every answer is in
+		}
+		if s.acc.empty() {
+			return time.Time{}
+		}
+		if err := s.initProducer(ctx); err != nil {
+			s.retryAt = now.Add(s.backoffDelay())
+			if !isRetriable(err) {
+				s.failQueued(err)
+			}
+			return s.retryAt
+		}
+	}
+	if s.stream == nil {
+		if s.acc.empty() {
+			return time.Time{}
+		}
+		if err := s.openStream(ctx); err != nil {
+			s.retryAt = now.Add(s.backoffDelay())
+			return s.retryAt
+		}
+	}
+	d := s.acc.drain(now, closing, len(s.inFlight))
+	if len(d.batches) > 0 {
+		s.send(d.batches)
+		return now // look again at once: more may be ready
+	}
+	return d.wakeAt
+}
+
+func (s *sender) backoffDelay() time.Duration {
+	d := s.backoff.next
+	s.backoff.next = min(s.backoff.next*2, s.backoff.max)
+	return d
+}
+
+func (s *sender) initProducer(ctx context.Context) error {
+	req := &brookv1.InitProducerRequest{}
+	if s.hasID {
+		req.ProducerId = &s.producerID
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.requestTimeout)
+	defer cancel()
+	resp, err := s.client.InitProducer(cctx, req)
+	if err != nil {
+		return callError(err)
+	}
+	s.producerID, s.epoch, s.hasID = resp.GetProducerId(), resp.GetProducerEpoch(), true
+	if s.needEpochBump {
+		// A new epoch starts every partition's sequence at 0.
+		s.acc.mu.Lock()
+		for _, q := range s.acc.order {
+			q.ackedNext = 0
+			q.renumberQueue()
+		}
+		s.acc.mu.Unlock()
+		s.needEpochBump = false
+	}
+	return nil
+}
+
+// send assigns sequence numbers to batches sent for the first time and
+// writes one request with all of them.
+func (s *sender) send(batches []*producerBatch) {
+	req := &brookv1.ProduceRequest{Durability: s.cfg.durability.proto(), Batches: make([]*brookv1.ProduceBatch, len(batches))}
+	if s.cfg.idempotent {
+		req.ProducerId = &s.producerID
+		req.ProducerEpoch = s.epoch
+	}
+	s.acc.mu.Lock()
+	for i, b := range batches {
+		q := s.acc.partitions[b.tp]
+		if !b.hasSeq {
+			b.baseSeq, b.hasSeq = q.nextSeq, true
+			q.nextSeq += int32(len(b.records))
+		}
+		b.sent = true
+		req.Batches[i] = b.proto(s.cfg.idempotent)
+	}
+	s.acc.mu.Unlock()
+	s.nextCorr++
+	if len(s.inFlight) == 0 {
+		s.lastProgress = time.Now()
+	}
+	s.inFlight = append(s.inFlight, &inFlightRequest{corr: s.nextCorr, batches: batches})
+	if err := s.stream.stream.Send(&brookv1.ProduceStreamRequest{CorrelationId: s.nextCorr, Request: req}); err != nil {
+		// The stream is broken; its receiver reports why, and the batches go again on a new one.
+		s.stream.cancel()
+	}
+}
+
+func (b *producerBatch) proto(idempotent bool) *brookv1.ProduceBatch {
+	partition := b.tp.Partition
+	out := &brookv1.ProduceBatch{Topic: b.tp.Topic, Partition: &partition, Records: make([]*brookv1.Record, len(b.records))}
+	if idempotent {
+		seq := b.baseSeq
+		out.BaseSequence = &seq
+	}
+	for i, pr := range b.records {
+		r := pr.rec
+		rec := &brookv1.Record{Key: r.Key, Value: r.Value}
+		if !r.Timestamp.IsZero() {
+			ts := r.Timestamp.UnixMilli()
+			rec.TimestampMs = &ts
+		}
+		if len(r.Headers) > 0 {
+			rec.Headers = make([]*brookv1.Header, len(r.Headers))
+			for j, h := range r.Headers {
+				rec.Headers[j] = &brookv1.Header{Key: h.Key, Value: h.Value}
+			}
+		}
+		out.Records[i] = rec
+	}
+	return out
+}
+
+// handle takes one event of the stream: an answer, or the stream's end.
+func (s *sender) handle(ev streamEvent) {
+	if ev.err != nil {
+		s.breakStream(ev.err)
+		return
+	}
+	if len(s.inFlight) == 0 || ev.resp.GetCorrelationId() != s.inFlight[0].corr {
+		s.breakStream(fmt.Errorf("brook: produce answer %d does not match the request sent", ev.resp.GetCorrelationId()))
+		return
+	}
+	req := s.inFlight[0]
+	s.inFlight = s.inFlight[1:]
+	s.lastProgress = time.Now()
+	s.backoff.reset()
+	results := make([]*brookv1.ProduceResult, len(req.batches))
+	for _, r := range ev.resp.GetResponse().GetResults() {
+		if i := int(r.GetBatchIndex()); i >= 0 && i < len(results) {
+			results[i] = r
+		}
+	}
+	for i, b := range req.batches {
+		s.complete(b, results[i])
+	}
+}
+
+// complete settles one batch from its result.
+func (s *sender) complete(b *producerBatch, r *brookv1.ProduceResult) {
+	code := r.GetErrorCode()
+	if r == nil {
+		code = brookv1.ErrorCode_ERROR_CODE_INVALID_REQUEST
+	}
+	if code == brookv1.ErrorCode_ERROR_CODE_UNSPECIFIED {
+		s.acc.mu.Lock()
+		q := s.acc.partitions[b.tp]
+		q.inFlight--
+		if s.cfg.idempotent {
+			q.ackedNext = b.baseSeq + int32(len(b.records))
+		}
+		q.resumeIfIdle()
+		s.acc.mu.Unlock()
+		appended := time.UnixMilli(r.GetAppendTimeMs())
+		for i, pr := range b.records {
+			pr.rec.Offset = r.GetBaseOffset() + int64(i)
+			if pr.rec.Timestamp.IsZero() {
+				pr.rec.Timestamp = appended
+			}
+		}
+		s.finish(b, nil)
+		return
+	}
+	err := partitionError(code, r.GetErrorMessage(), b.tp.Topic, b.tp.Partition)
+	now := time.Now()
+	s.acc.mu.Lock()
+	q := s.acc.partitions[b.tp]
+	q.inFlight--
+	wasPaused := q.paused
+	q.paused = true // nothing more for this partition until its answers are in, then renumber
+	var retry []*producerBatch
+	switch {
+	case code == brookv1.ErrorCode_ERROR_CODE_OUT_OF_ORDER_SEQUENCE && wasPaused:
+		retry = []*producerBatch{b} // behind a batch that failed: renumbered and sent again
+	case code == brookv1.ErrorCode_ERROR_CODE_UNKNOWN_PRODUCER_ID && s.cfg.idempotent:
+		s.needEpochBump = true
+		retry = []*producerBatch{b}
+	case recordFault[code] && len(b.records) > 1:
+		retry = b.split() // until the record at fault is alone, and fails alone
+	case isRetriable(err) && now.Before(b.deadline):
+		q.notBefore = now.Add(s.cfg.retryBackoff)
+		retry = []*producerBatch{b}
+		if code == brookv1.ErrorCode_ERROR_CODE_UNKNOWN_PARTITION {
+			s.p.meta.forget(b.tp.Topic)
+		}
+	}
+	if retry != nil {
+		q.putBack(retry)
+	}
+	q.resumeIfIdle()
+	s.acc.mu.Unlock()
+	if retry == nil {
+		s.finish(b, err)
+	}
+}
+
+// recordFault are the codes that refuse a whole batch for one record in it (or its size).
+var recordFault = map[brookv1.ErrorCode]bool{
+	brookv1.ErrorCode_ERROR_CODE_RECORD_TOO_LARGE: true,
+	brookv1.ErrorCode_ERROR_CODE_BATCH_TOO_LARGE:  true,
+	brookv1.ErrorCode_ERROR_CODE_INVALID_RECORD:   true,
+}
+
+// resumeIfIdle ends a pause once no batch of the partition is in flight:
+// the queue is renumbered from the last acknowledged sequence, so a batch
+// that failed for good leaves no gap. Called with the accumulator locked.
+func (q *partitionQueue) resumeIfIdle() {
+	if q.paused && q.inFlight == 0 {
+		q.paused = false
+		q.renumberQueue()
+	}
+}
+
+// renumberQueue makes the queued batches take sequences again from ackedNext,
+// at their next send. Called with the accumulator locked.
+func (q *partitionQueue) renumberQueue() {
+	for _, b := range q.queue {
+		b.hasSeq = false
+	}
+	q.nextSeq = q.ackedNext
+}
+
+// split halves a batch the broker found too large.
+func (b *producerBatch) split() []*producerBatch {
+	half := len(b.records) / 2
+	first, second := *b, *b
+	first.records = append([]pendingRecord(nil), b.records[:half]...)
+	second.records = append([]pendingRecord(nil), b.records[half:]...)
+	first.bytes, second.bytes = 0, 0
+	for _, r := range first.records {
+		first.bytes += r.size
+	}
+	for _, r := range second.records {
+		second.bytes += r.size
+	}
+	first.hasSeq, second.hasSeq = false, false
+	return []*producerBatch{&first, &second}
+}
+
+// expire fails a queued batch whose delivery timeout passed. If it was ever
+// sent, the broker may have written it: its sequence numbers cannot be given
+// to other records, so the producer takes a new epoch.
+func (s *sender) expire(b *producerBatch) {
+	s.acc.mu.Lock()
+	q := s.acc.partitions[b.tp]
+	if b.sent && s.cfg.idempotent {
+		s.needEpochBump = true
+	}
+	q.renumberQueue()
+	s.acc.mu.Unlock()
+	s.finish(b, fmt.Errorf("%w: %d records for %s/%d not answered in %v", ErrDeliveryTimeout,
+		len(b.records), b.tp.Topic, b.tp.Partition, s.cfg.deliveryTimeout))
+}
+
+// breakStream ends the current stream; every batch still in flight is queued
+// again, with its sequence numbers, for the next stream.
+func (s *sender) breakStream(err error) {
+	s.closeStream()
+	var batches []*producerBatch
+	var head *inFlightRequest
+	if len(s.inFlight) > 0 {
+		head = s.inFlight[0]
+	}
+	for _, r := range s.inFlight {
+		batches = append(batches, r.batches...)
+	}
+	s.inFlight = nil
+	s.acc.requeue(batches)
+	// A request over the broker's max.request.bytes is refused whole: make
+	// the first request's batches smaller, or fail a single record that is too large alone.
+	if errors.Is(callError(err), ErrRequestTooLarge) && head != nil {
+		s.shrink(head, callError(err))
+	}
+	s.retryAt = time.Now().Add(s.backoffDelay())
+}
+
+func (s *sender) shrink(head *inFlightRequest, err error) {
+	s.acc.mu.Lock()
+	var failed []*producerBatch
+	for _, b := range head.batches {
+		q := s.acc.partitions[b.tp]
+		for i, queued := range q.queue {
+			if queued != b {
+				continue
+			}
+			if len(b.records) == 1 {
+				q.queue = append(q.queue[:i:i], q.queue[i+1:]...)
+				failed = append(failed, b)
+			} else {
+				rest := append(b.split(), q.queue[i+1:]...)
+				q.queue = append(q.queue[:i], rest...)
+			}
+			q.renumberQueue()
+			break
+		}
+	}
+	s.acc.mu.Unlock()
+	for _, b := range failed {
+		s.finish(b, err)
+	}
+}
+
+// finish calls the batch's promises and frees its buffer space.
+func (s *sender) finish(b *producerBatch, err error) {
+	for _, pr := range b.records {
+		pr.promise(pr.rec, err)
+	}
+	s.acc.release(b.records)
+}
+
+// failQueued fails every batch not in flight (InitProducer was refused for good).
+func (s *sender) failQueued(err error) {
+	for _, b := range s.acc.abandonAll() {
+		s.finish(b, err)
+	}
+}
+
+// failEverything fails what is in flight and what is buffered (Close gave up).
+func (s *sender) failEverything(err error) {
+	s.closeStream()
+	for _, r := range s.inFlight {
+		for _, b := range r.batches {
+			s.finish(b, err)
+		}
+	}
+	s.inFlight = nil
+	s.failQueued(err)
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

@@ -159,13 +159,12 @@ func TestConsumerPartitionsRotateAndDropStaleResults(t *testing.T) {
 // consumerFakeGroups is a GroupService that fences commits and asks for a rejoin on demand.
 type consumerFakeGroups struct {
 	brookv1.UnimplementedGroupServiceServer
-	mu       sync.Mutex
-	joins    int
-	fence    bool
-	rejoin   bool
-	commits  []string
-	leaves   int
-	revokeAt []int // the join count when each rejoin was asked for
+	mu      sync.Mutex
+	joins   int
+	fence   bool
+	rejoin  bool
+	commits []string
+	leaves  int
 }
 
 func (f *consumerFakeGroups) JoinGroup(_ context.Context, r *brookv1.JoinGroupRequest) (*brookv1.JoinGroupResponse, error) {

@@ -90,7 +90,10 @@ func (c *Consumer) CommitAsync(offsets map[TopicPartition]int64, onDone func(off
 		if started {
 			return
 		}
-		err = ErrClientClosed
+		// Closed meanwhile: Close may have run the callbacks already, so run this one here.
+		c.asyncEnded(offsets, ErrClientClosed, onDone)
+		c.runAsyncCallbacks()
+		return
 	}
 	c.asyncEnded(offsets, err, onDone)
 }

@@ -354,3 +354,47 @@ func TestConsumerFencedCommitAndRejoins(t *testing.T) {
 		t.Errorf("%d LeaveGroup calls, want 1", fake.leaves)
 	}
 }
+
+// A member whose application stops calling Poll for longer than the
+// rebalance timeout leaves the group (so the others get its partitions); its
+// next Poll reports the partitions lost and joins as a new member.
+func TestConsumerLeavesWhenPollStops(t *testing.T) {
+	fake := &consumerFakeGroups{}
+	addr := consumerStartFake(t, fake)
+	var lost []TopicPartition
+	c, err := NewConsumer(WithBroker(addr), WithGroup("g"), WithTopics("t"), WithAutoCommit(false),
+		WithRebalanceTimeout(300*time.Millisecond), WithFetchMaxWait(50*time.Millisecond),
+		WithOnLost(func(_ context.Context, tps []TopicPartition) { lost = tps }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	defer func() { _ = c.Close(ctx) }()
+	if _, err := c.Poll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	left := func() int {
+		fake.mu.Lock()
+		defer fake.mu.Unlock()
+		return fake.leaves
+	}
+	for left() == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the member did not leave after the rebalance timeout without Poll")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if md := c.GroupMetadata(); md.Generation != -1 {
+		t.Errorf("a member that left holds generation %d", md.Generation)
+	}
+	if err := c.CommitSync(ctx); !errors.Is(err, ErrCommitFailed) {
+		t.Errorf("a commit after leaving gave %v", err)
+	}
+	if _, err := c.Poll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if md := c.GroupMetadata(); md.MemberID != "m-2" || !slices.Equal(lost, []TopicPartition{{"t", 0}}) {
+		t.Errorf("after the next Poll: %+v, lost %v", md, lost)
+	}
+}

@@ -183,7 +183,8 @@ func (c *Consumer) scoped(ctx context.Context, stop context.Context) (context.Co
 // ctx's error, wrapping the last failure when the broker could not be reached
 // meanwhile (errors.Is(err, ErrBrokerUnavailable)). Retriable failures are
 // retried with backoff; other broker errors are returned at once, with no
-// position moved.
+// position moved. When ctx ends while a rebalance is under way, the join goes
+// on in the background and the next Poll completes it.
 func (c *Consumer) Poll(ctx context.Context) ([]*Record, error) {
 	select {
 	case c.pollSem <- struct{}{}:

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/brook-io/brook/client-go/brook"
 	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
@@ -664,4 +666,38 @@ func TestConsumerCloseDuringBlockingPoll(t *testing.T) {
 		t.Errorf("Close took %v with a fetch waiting 20s", took)
 	}
 	check()
+}
+
+// A connection given WithConn is the caller's: Close leaves it open.
+func TestConsumerSharedConnStaysOpen(t *testing.T) {
+	b := sharedBroker
+	topic := b.createTopic(t, 1, nil)
+	cc, err := grpc.NewClient(b.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cc.Close() }()
+	ctx := consumerCtx(t, 20*time.Second)
+	c, err := brook.NewConsumer(brook.WithConn(cc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := brook.TopicPartition{Topic: topic, Partition: 0}
+	if err := c.Assign(tp); err != nil {
+		t.Fatal(err)
+	}
+	if pos, err := c.Position(ctx, tp); err != nil || pos != 0 {
+		t.Fatalf("position %d, %v", pos, err)
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if cc.GetState() == connectivity.Shutdown {
+		t.Fatal("Close closed a connection given WithConn")
+	}
+	if _, err := brookv1.NewFetchServiceClient(cc).ListOffsets(ctx, &brookv1.ListOffsetsRequest{
+		Queries: []*brookv1.OffsetQuery{{Topic: topic, Position: &brookv1.Position{
+			Kind: &brookv1.Position_Boundary{Boundary: brookv1.Boundary_BOUNDARY_EARLIEST}}}}}); err != nil {
+		t.Errorf("the shared connection no longer works: %v", err)
+	}
 }

@@ -1,8 +1,135 @@
 package brook
 
+import (
+	"context"
+	"log/slog"
+	"math"
+	"regexp"
+	"time"
+)
+
+// Defaults of NewConsumer's options (Kafka's consumer defaults where Kafka has the option).
+const (
+	consumerDefaultSessionTimeout     = 45 * time.Second
+	consumerDefaultRebalanceTimeout   = 5 * time.Minute
+	consumerDefaultAutoCommitInterval = 5 * time.Second
+	consumerDefaultMaxPollRecords     = 500
+	consumerDefaultFetchMaxBytes      = 1 << 20
+	consumerDefaultFetchMaxWait       = 500 * time.Millisecond
+	consumerDefaultRequestTimeout     = 30 * time.Second
+	consumerDefaultBackoffMin         = 50 * time.Millisecond
+	consumerDefaultBackoffMax         = time.Second
+
+	consumerMaxPollRecordsLimit = 100_000
+	consumerMaxFetchBytesLimit  = 32 << 20
+	// The protocol carries these durations as int32 milliseconds.
+	consumerMaxInt32Duration = time.Duration(math.MaxInt32) * time.Millisecond
+)
+
+// consumerNamePattern is the broker's rule for group and topic names.
+var consumerNamePattern = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
+
 // consumerConfig is NewConsumer's configuration.
 type consumerConfig struct {
 	conn   connConfig
 	group  string
 	topics []string
+
+	sessionTimeout     time.Duration
+	rebalanceTimeout   time.Duration
+	reset              Position
+	autoCommit         *bool // nil: on with a group, off without one
+	autoCommitInterval time.Duration
+	maxPollRecords     int
+	fetchMaxBytes      int
+	fetchMaxWait       time.Duration
+	requestTimeout     time.Duration
+	backoffMin         time.Duration
+	backoffMax         time.Duration
+	onAssigned         func(context.Context, []TopicPartition)
+	onRevoked          func(context.Context, []TopicPartition)
+	onLost             func(context.Context, []TopicPartition)
+	logger             *slog.Logger
+	nilOptions         int
+}
+
+func consumerDefaultConfig() consumerConfig {
+	return consumerConfig{
+		conn:               defaultConnConfig(),
+		sessionTimeout:     consumerDefaultSessionTimeout,
+		rebalanceTimeout:   consumerDefaultRebalanceTimeout,
+		reset:              Latest,
+		autoCommitInterval: consumerDefaultAutoCommitInterval,
+		maxPollRecords:     consumerDefaultMaxPollRecords,
+		fetchMaxBytes:      consumerDefaultFetchMaxBytes,
+		fetchMaxWait:       consumerDefaultFetchMaxWait,
+		requestTimeout:     consumerDefaultRequestTimeout,
+		backoffMin:         consumerDefaultBackoffMin,
+		backoffMax:         consumerDefaultBackoffMax,
+		logger:             slog.New(slog.DiscardHandler),
+	}
+}
+
+// validate checks every option at once; the error is a *ConfigError naming each problem.
+func (c *consumerConfig) validate() error {
+	var p problems
+	c.conn.validate(&p)
+	if c.nilOptions > 0 {
+		p.add("%d nil option(s) given", c.nilOptions)
+	}
+	if c.group != "" && !consumerValidName(c.group) {
+		p.add("WithGroup(%q): must match [a-zA-Z0-9._-]{1,249} (and not be . or ..)", c.group)
+	}
+	if len(c.topics) > 0 && c.group == "" {
+		p.add("WithTopics needs WithGroup (without a group, read partitions with Assign)")
+	}
+	for _, t := range c.topics {
+		if !consumerValidName(t) {
+			p.add("WithTopics(%q): must match [a-zA-Z0-9._-]{1,249} (and not be . or ..)", t)
+		}
+	}
+	p.duration("WithSessionTimeout", c.sessionTimeout, time.Millisecond, consumerMaxInt32Duration)
+	p.duration("WithRebalanceTimeout", c.rebalanceTimeout, time.Millisecond, consumerMaxInt32Duration)
+	if c.reset != Earliest && c.reset != Latest {
+		p.add("WithResetPosition(%v): must be Earliest or Latest", c.reset)
+	}
+	if c.autoCommit != nil && *c.autoCommit && c.group == "" {
+		p.add("WithAutoCommit(true) needs WithGroup")
+	}
+	p.duration("WithAutoCommitInterval", c.autoCommitInterval, time.Millisecond, consumerMaxInt32Duration)
+	if c.maxPollRecords < 1 || c.maxPollRecords > consumerMaxPollRecordsLimit {
+		p.add("WithMaxPollRecords(%d): must be in [1, %d]", c.maxPollRecords, consumerMaxPollRecordsLimit)
+	}
+	if c.fetchMaxBytes < 1 || c.fetchMaxBytes > consumerMaxFetchBytesLimit {
+		p.add("WithFetchMaxBytes(%d): must be in [1, %d]", c.fetchMaxBytes, consumerMaxFetchBytesLimit)
+	}
+	p.duration("WithRequestTimeout", c.requestTimeout, time.Millisecond, consumerMaxInt32Duration)
+	switch {
+	case c.fetchMaxWait < 0 || c.fetchMaxWait > consumerMaxInt32Duration:
+		p.add("WithFetchMaxWait(%v): must be in [0, %v]", c.fetchMaxWait, consumerMaxInt32Duration)
+	case c.fetchMaxWait >= c.requestTimeout:
+		p.add("WithFetchMaxWait(%v): must be below WithRequestTimeout (%v)", c.fetchMaxWait, c.requestTimeout)
+	}
+	switch {
+	case c.backoffMin < time.Millisecond:
+		p.add("WithRetryBackoff(%v, %v): the first wait must be at least 1ms", c.backoffMin, c.backoffMax)
+	case c.backoffMax < c.backoffMin || c.backoffMax > time.Hour:
+		p.add("WithRetryBackoff(%v, %v): the longest wait must be in [%v, 1h]", c.backoffMin, c.backoffMax, c.backoffMin)
+	}
+	if c.logger == nil {
+		p.add("WithLogger: must not be nil")
+	}
+	return p.err("consumer")
+}
+
+func consumerValidName(name string) bool {
+	return consumerNamePattern.MatchString(name) && name != "." && name != ".."
+}
+
+// autoCommitOn is whether positions are committed inside Poll, before a revoke and on Close.
+func (c *consumerConfig) autoCommitOn() bool {
+	if c.autoCommit != nil {
+		return *c.autoCommit
+	}
+	return c.group != ""
 }

@@ -1,0 +1,382 @@
+package brook
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
+)
+
+const (
+	// consumerJoinGrace is how long a JoinGroup may take beyond the rebalance timeout.
+	consumerJoinGrace = 15 * time.Second
+	// consumerDefaultHeartbeat is the heartbeat interval when the broker names none.
+	consumerDefaultHeartbeat = 3 * time.Second
+	// consumerLeaveTimeout bounds a LeaveGroup: the session timeout removes the member anyway.
+	consumerLeaveTimeout = 5 * time.Second
+)
+
+// consumerPending is what the polling goroutine must do before it fetches.
+type consumerPending int
+
+const (
+	consumerNothingPending consumerPending = iota
+	// consumerJoinPending: the member holds no assignment; join.
+	consumerJoinPending
+	// consumerRevokePending: a heartbeat answered rejoin; commit, revoke, join again.
+	consumerRevokePending
+	// consumerLostPending: removed or fenced; the partitions are gone without a revoke.
+	consumerLostPending
+)
+
+// consumerJoin is one JoinGroup, run on its own goroutine so that a Poll whose
+// context ends does not cancel a rebalance under way: the next Poll takes the answer.
+type consumerJoin struct {
+	done     chan struct{}
+	assigned []TopicPartition
+	err      error
+}
+
+// consumerMembership is the consumer's membership of its group, shared by the
+// polling goroutine (which joins, and acts on what happened), the join
+// goroutine and the heartbeat goroutine (which keeps the session alive,
+// notices a rebalance or a removal, and leaves the group when the application
+// stops calling Poll). mu guards every field below it.
+type consumerMembership struct {
+	c *Consumer
+
+	mu            sync.Mutex
+	memberID      string
+	generation    int32
+	joined        bool // holds the assignment of generation
+	rejoin        bool // a heartbeat answered rejoin=true
+	lost          bool // removed, fenced, or left for not polling
+	closed        bool
+	heartbeating  bool
+	interval      time.Duration
+	nextHeartbeat time.Time
+	inPoll        bool
+	lastPoll      time.Time
+	// changed is closed (and replaced) when a rebalance or a loss is noticed.
+	changed chan struct{}
+	// wake wakes the heartbeat goroutine.
+	wake chan struct{}
+}
+
+func consumerNewMembership(c *Consumer) *consumerMembership {
+	return &consumerMembership{
+		c:        c,
+		interval: consumerDefaultHeartbeat,
+		lastPoll: time.Now(),
+		changed:  make(chan struct{}),
+		wake:     make(chan struct{}, 1),
+	}
+}
+
+// broadcastLocked wakes a Poll waiting in awaitChange and the heartbeat goroutine.
+func (m *consumerMembership) broadcastLocked() {
+	close(m.changed)
+	m.changed = make(chan struct{})
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (m *consumerMembership) pending() consumerPending {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.lost:
+		return consumerLostPending
+	case !m.joined:
+		return consumerJoinPending
+	case m.rejoin:
+		return consumerRevokePending
+	}
+	return consumerNothingPending
+}
+
+// acknowledgeLost: the polling goroutine gave up the lost partitions; the next step is a join.
+func (m *consumerMembership) acknowledgeLost() {
+	m.mu.Lock()
+	m.lost, m.joined = false, false
+	m.mu.Unlock()
+}
+
+// revoked: the polling goroutine gave up its partitions; the next step is a join.
+func (m *consumerMembership) revoked() {
+	m.mu.Lock()
+	m.joined = false
+	m.mu.Unlock()
+}
+
+// current is the membership a commit is made in; ok is false while the member
+// holds no current assignment.
+func (m *consumerMembership) current() (memberID string, generation int32, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.joined && !m.lost && !m.closed {
+		return m.memberID, m.generation, true
+	}
+	return "", 0, false
+}
+
+func (m *consumerMembership) isCurrentLocked(memberID string, generation int32) bool {
+	return m.joined && !m.lost && !m.closed && memberID == m.memberID && generation == m.generation
+}
+
+func (m *consumerMembership) pollStarted() {
+	m.mu.Lock()
+	m.inPoll = true
+	m.mu.Unlock()
+}
+
+func (m *consumerMembership) pollEnded() {
+	m.mu.Lock()
+	m.inPoll = false
+	m.lastPoll = time.Now()
+	m.mu.Unlock()
+}
+
+// awaitChange waits up to d for the heartbeat goroutine to notice a rebalance or a loss.
+func (m *consumerMembership) awaitChange(ctx context.Context, d time.Duration) {
+	m.mu.Lock()
+	if !m.joined || m.rejoin || m.lost || m.closed {
+		m.mu.Unlock()
+		return
+	}
+	changed := m.changed
+	m.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-changed:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// fencedOrRemoved: a call of the membership (memberID, generation) failed
+// with err. When the broker says the member is unknown (removed, or the
+// broker restarted) or fenced, and the answer concerns the membership held
+// now, it is lost. Answers whether err was one of those.
+func (m *consumerMembership) fencedOrRemoved(err error, memberID string, generation int32) bool {
+	removed := errors.Is(err, ErrUnknownMember) || errors.Is(err, ErrUnknownGroup)
+	if !removed && !errors.Is(err, ErrIllegalGeneration) {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.isCurrentLocked(memberID, generation) {
+		m.lost = true
+		if removed {
+			m.memberID = ""
+		}
+		m.broadcastLocked()
+	}
+	return true
+}
+
+// startJoin sends a JoinGroup on its own goroutine.
+func (m *consumerMembership) startJoin() *consumerJoin {
+	j := &consumerJoin{done: make(chan struct{})}
+	m.mu.Lock()
+	id := m.memberID
+	m.rejoin = false
+	m.mu.Unlock()
+	if !m.c.spawn(func() { m.runJoin(j, id) }) {
+		j.err = ErrClientClosed
+		close(j.done)
+	}
+	return j
+}
+
+func (m *consumerMembership) runJoin(j *consumerJoin, memberID string) {
+	defer close(j.done)
+	cfg := &m.c.cfg
+	ctx, cancel := context.WithTimeout(m.c.lifetime, cfg.rebalanceTimeout+consumerJoinGrace)
+	resp, err := m.c.groups.JoinGroup(ctx, &brookv1.JoinGroupRequest{
+		Group:              cfg.group,
+		MemberId:           memberID,
+		ClientId:           cfg.conn.clientID,
+		Topics:             cfg.topics,
+		SessionTimeoutMs:   int32(cfg.sessionTimeout / time.Millisecond),
+		RebalanceTimeoutMs: int32(cfg.rebalanceTimeout / time.Millisecond),
+	})
+	cancel()
+	if err != nil {
+		err = callError(err)
+		if m.c.lifetime.Err() != nil {
+			err = ErrClientClosed
+		}
+		if errors.Is(err, ErrUnknownMember) {
+			m.mu.Lock()
+			if m.memberID == memberID {
+				m.memberID = "" // removed meanwhile (or the broker restarted): join as a new member
+			}
+			m.mu.Unlock()
+		}
+		j.err = err
+		return
+	}
+	for _, tps := range resp.GetAssignment() {
+		for _, p := range tps.GetPartitions() {
+			j.assigned = append(j.assigned, TopicPartition{Topic: tps.GetTopic(), Partition: p})
+		}
+	}
+	interval := time.Duration(resp.GetHeartbeatIntervalMs()) * time.Millisecond
+	if interval <= 0 {
+		interval = consumerDefaultHeartbeat
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		j.err = ErrClientClosed
+		return
+	}
+	now := time.Now()
+	m.memberID, m.generation = resp.GetMemberId(), resp.GetGeneration()
+	m.joined, m.lost, m.rejoin = true, false, false
+	m.interval, m.nextHeartbeat, m.lastPoll = interval, now.Add(interval), now
+	startHeartbeats := !m.heartbeating
+	m.heartbeating = true
+	m.broadcastLocked()
+	m.mu.Unlock()
+	if startHeartbeats {
+		m.c.spawn(m.heartbeatLoop)
+	}
+}
+
+// close leaves the group (when a member) and stops the heartbeat goroutine.
+func (m *consumerMembership) close(ctx context.Context) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.closed = true
+	leaving := m.memberID
+	m.joined = false
+	m.broadcastLocked()
+	m.mu.Unlock()
+	if leaving != "" {
+		m.leave(ctx, leaving)
+	}
+}
+
+// metadata is the membership held now.
+func (m *consumerMembership) metadata() (memberID string, generation int32) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.joined && !m.lost && !m.closed {
+		return m.memberID, m.generation
+	}
+	return "", -1
+}
+
+// heartbeatLoop keeps the session alive from the first join until Close.
+func (m *consumerMembership) heartbeatLoop() {
+	for {
+		m.mu.Lock()
+		if m.closed || m.c.lifetime.Err() != nil {
+			m.mu.Unlock()
+			return
+		}
+		wait := time.Duration(-1) // until woken
+		var leaveAs string
+		beat := false
+		member, generation := m.memberID, m.generation
+		if m.joined && !m.lost {
+			now := time.Now()
+			pollDeadline := m.lastPoll.Add(m.c.cfg.rebalanceTimeout)
+			switch {
+			case !m.inPoll && !now.Before(pollDeadline):
+				// The application stopped calling Poll: give the partitions to the
+				// others (Kafka's max.poll.interval.ms). The next Poll joins again.
+				leaveAs = m.memberID
+				m.memberID, m.lost = "", true
+				m.broadcastLocked()
+			case !now.Before(m.nextHeartbeat):
+				beat = true
+				m.nextHeartbeat = now.Add(m.interval)
+			default:
+				wait = m.nextHeartbeat.Sub(now)
+				if !m.inPoll {
+					wait = min(wait, pollDeadline.Sub(now))
+				}
+			}
+		}
+		m.mu.Unlock()
+		switch {
+		case leaveAs != "":
+			m.c.log.Warn("brook: left the group: Poll was not called within the rebalance timeout; the next Poll joins again",
+				"group", m.c.cfg.group, "rebalance_timeout", m.c.cfg.rebalanceTimeout)
+			m.leave(m.c.lifetime, leaveAs)
+		case beat:
+			m.heartbeat(member, generation)
+		default:
+			m.sleep(wait)
+		}
+	}
+}
+
+func (m *consumerMembership) sleep(d time.Duration) {
+	if d < 0 {
+		select {
+		case <-m.wake:
+		case <-m.c.lifetime.Done():
+		}
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-m.wake:
+	case <-m.c.lifetime.Done():
+	}
+}
+
+func (m *consumerMembership) heartbeat(memberID string, generation int32) {
+	m.mu.Lock()
+	timeout := max(m.interval, 5*time.Second)
+	m.mu.Unlock()
+	ctx, cancel := context.WithTimeout(m.c.lifetime, timeout)
+	defer cancel()
+	resp, err := m.c.groups.Heartbeat(ctx, &brookv1.HeartbeatRequest{
+		Group: m.c.cfg.group, MemberId: memberID, Generation: generation,
+	})
+	if err != nil {
+		err = callError(err)
+		if !m.fencedOrRemoved(err, memberID, generation) && m.c.lifetime.Err() == nil {
+			// Unreachable or restarting broker: try again at the next interval. A
+			// session that ran out meanwhile shows up as UNKNOWN_MEMBER_ID then.
+			if consumerUnreachable(err) {
+				m.c.conn.ResetConnectBackoff()
+			}
+			m.c.log.Debug("brook: heartbeat failed", "group", m.c.cfg.group, "error", err)
+		}
+		return
+	}
+	if resp.GetRejoin() {
+		m.mu.Lock()
+		if m.isCurrentLocked(memberID, generation) && !m.rejoin {
+			m.rejoin = true
+			m.broadcastLocked()
+		}
+		m.mu.Unlock()
+	}
+}
+
+func (m *consumerMembership) leave(ctx context.Context, memberID string) {
+	ctx, cancel := context.WithTimeout(ctx, min(m.c.cfg.requestTimeout, consumerLeaveTimeout))
+	defer cancel()
+	_, err := m.c.groups.LeaveGroup(ctx, &brookv1.LeaveGroupRequest{Group: m.c.cfg.group, MemberId: memberID})
+	if err != nil {
+		// Already removed, or the broker is gone: the session timeout removes the member anyway.
+		m.c.log.Debug("brook: LeaveGroup failed", "group", m.c.cfg.group, "error", callError(err))
+	}
+}

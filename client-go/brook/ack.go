@@ -221,7 +221,11 @@ func (c *AckConsumer) Poll(ctx context.Context) ([]*AckRecord, error) {
 }
 
 // Ack settles the record: it is done and never delivered again. The ack is
-// queued and sent with the next batch (see Flush).
+// queued and sent with the next batch (see Flush); the call that fills a
+// batch (WithAckMaxBatch) sends it, and may wait for the stream to take it.
+// Ack, Nack, Reject and ExtendLease fail only for a nil record, an argument
+// out of range (ErrInvalidRequest) or after Close (ErrClientClosed); what the
+// broker refuses comes from Flush or the failure handler.
 func (c *AckConsumer) Ack(rec *AckRecord) error {
 	return c.queue(rec, ackKindAck, 0)
 }
@@ -257,7 +261,8 @@ func (c *AckConsumer) ExtendLease(rec *AckRecord, lease time.Duration) error {
 // SettleErrors). Without WithAckMemberID it first waits (until ctx ends) for
 // the stream to be open. When the call itself fails (for example
 // ErrBrokerUnavailable, retriable) it returns that error and the settles stay
-// queued for the next send.
+// queued for the next send. Settles already sent in the background are not
+// waited for: their refusals go to WithAckFailureHandler.
 func (c *AckConsumer) Flush(ctx context.Context) error {
 	if c.closed.Load() {
 		return ErrClientClosed
@@ -304,7 +309,9 @@ func (c *AckConsumer) Stats() AckStats {
 // with WithAckMemberID they stay leased until their leases run out instead,
 // and Close nacks the records received but never returned by Poll. Settles
 // that could not be sent (no stream) are reported in the error; those records
-// are delivered again. Close after Close returns nil.
+// are delivered again. Close after Close returns nil. Give ctx a deadline:
+// a broker that stops answering would otherwise hold Close until the
+// connection's keepalive gives up.
 func (c *AckConsumer) Close(ctx context.Context) error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil

@@ -115,6 +115,9 @@ func (o ackOption) applyAckConsumer(c *ackConsumerConfig) { o(c) }
 // makes an id per stream and hands that stream's leases back when it ends.
 // Two consumers running at once with the same id push each other out: the
 // older one ends, and its Poll returns the broker's ABORTED *BrokerError.
+// WithClientID is another thing, a name for people that many clients may
+// share; the Receive stream has no field for it, so the AckConsumer does not
+// send it.
 func WithAckMemberID(id string) AckConsumerOption {
 	return ackOption(func(c *ackConsumerConfig) { c.memberID, c.memberIDSet = id, true })
 }

@@ -56,8 +56,9 @@ func TestAckConsumerGoesOnAfterABrokerRestart(t *testing.T) {
 			if !errors.Is(err, brook.ErrBrokerUnavailable) || !errors.As(err, &be) || !be.Retriable() {
 				t.Errorf("admin while the broker is down: %v, want a retriable ErrBrokerUnavailable", err)
 			}
-			b.launch(b.port)                          // the same port and data
-			ackProduceValues(t, b, topic, 0, 50, "c") // produced after the restart: 400 in all
+			b.launch(b.port) // the same port and data
+			// Produced after the restart: 400 in all.
+			ackProduceValues(t, b, topic, 0, 50, "c")
 			ackProduceValues(t, b, topic, 1, 50, "d")
 		}
 	}

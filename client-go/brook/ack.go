@@ -497,12 +497,14 @@ func (c *AckConsumer) flushLoop() {
 }
 
 // run opens the Receive stream, and again each time it breaks, until Close
-// or an error that ends the consumer.
+// or an error that ends the consumer. A break is logged once at Info on the
+// slog default logger, the failed tries at Debug, and the return at Info.
 func (c *AckConsumer) run() {
 	defer close(c.runDone)
 	bo := newBackoff(c.cfg.backoffMin, c.cfg.backoffMax)
+	broken := false
 	for {
-		err := c.receive(bo)
+		up, err := c.receive(bo, broken)
 		if c.closed.Load() || c.runCtx.Err() != nil {
 			return
 		}
@@ -514,6 +516,16 @@ func (c *AckConsumer) run() {
 			c.mu.Unlock()
 			return
 		}
+		why := "the broker ended it"
+		if err != nil {
+			why = callError(err).Error()
+		}
+		if up {
+			slog.Info("brook: ack consumer: the stream ended; opening it again", "group", c.cfg.group, "reason", why)
+		} else {
+			slog.Debug("brook: ack consumer: cannot open the stream", "group", c.cfg.group, "reason", why)
+		}
+		broken = broken || up
 		c.reconnects.Add(1)
 		if bo.wait(c.runCtx) != nil {
 			return
@@ -521,18 +533,19 @@ func (c *AckConsumer) run() {
 	}
 }
 
-// receive runs one stream until it ends; nil when the broker completed it.
-func (c *AckConsumer) receive(bo *backoff) error {
+// receive runs one stream until it ends: up when the broker accepted it (it
+// answered the member id), err nil when the broker completed it.
+func (c *AckConsumer) receive(bo *backoff, again bool) (up bool, err error) {
 	ctx, cancel := context.WithCancel(c.runCtx)
 	defer cancel()
 	cs, err := c.client.Receive(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	c.mu.Lock()
 	if c.closed.Load() {
 		c.mu.Unlock()
-		return nil
+		return false, nil
 	}
 	c.streamSeq++
 	s := &ackStream{id: c.streamSeq, cs: cs, done: make(chan struct{})}
@@ -553,24 +566,23 @@ func (c *AckConsumer) receive(bo *backoff) error {
 	for {
 		resp, err := cs.Recv()
 		if err == io.EOF {
-			return nil
+			return up, nil
 		}
 		if err != nil {
-			return err
+			return up, err
 		}
-		if m := resp.GetMemberId(); m != "" {
+		if m := resp.GetMemberId(); m != "" && !up {
+			up = true
 			c.mu.Lock()
-			first := s.memberID == ""
-			if first {
-				s.memberID = m
-				c.broadcastLocked()
-			}
+			s.memberID = m
+			c.broadcastLocked()
 			c.mu.Unlock()
-			if first {
-				bo.reset()
-				if c.pending.size() > 0 {
-					c.kickFlush() // settles that waited for this stream
-				}
+			bo.reset()
+			if again {
+				slog.Info("brook: ack consumer: receiving again", "group", c.cfg.group, "member", m)
+			}
+			if c.pending.size() > 0 {
+				c.kickFlush() // settles that waited for this stream
 			}
 		}
 		c.deliver(s, resp.GetBatches())

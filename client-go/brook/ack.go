@@ -1,0 +1,653 @@
+package brook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	grpcbackoff "google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
+)
+
+// AckConsumer is a member of an ack-mode group: queue semantics, like a
+// Pub/Sub subscriber or a Kafka share consumer. The broker leases records to
+// it over one AckService.Receive stream; each stays leased to this consumer
+// for the group's ack.timeout.ms (30s by default) and is settled by Ack (never
+// delivered again), Nack (delivered again, to any member, at once or after a
+// delay), Reject (dead-lettered now), or its lease running out (delivered
+// again). ExtendLease makes a lease run longer. After the group's
+// max.delivery.attempts the broker dead-letters a record.
+//
+// The consumer creates the group in ack mode when it does not exist; such a
+// group starts at the end of its topics (create it first with
+// auto.offset.reset=earliest, for example with Admin.CreateGroup, to start at
+// the beginning). The topics must exist.
+//
+// Batching: Ack, Nack, Reject and ExtendLease only queue the settle; queued
+// settles go out together as offset ranges on the stream every
+// WithAckFlushInterval, or as soon as WithAckMaxBatch are waiting. Flush sends
+// what is waiting at once, in one unary Settle call, and returns what the
+// broker refused. Refusals of background sends go to WithAckFailureHandler.
+//
+// Flow control: the broker keeps at most WithMaxOutstandingRecords (and
+// WithMaxOutstandingBytes) records leased to this consumer and not settled;
+// records polled and never settled hold it back until their leases run out.
+//
+// Broker restarts: when the stream breaks, the consumer opens it again by
+// itself with exponential backoff (WithAckReconnectBackoff); Poll just waits
+// meanwhile, and queued settles wait for the new stream. Delivery is at least
+// once: settles in flight when the stream broke may be lost, and leases do not
+// survive a broker restart, so unsettled records come again with a higher
+// DeliveryAttempt (settling an earlier copy may then fail with ErrNotLeased or
+// ErrAlreadySettled). Without WithAckMemberID, records received but not yet
+// returned by Poll are dropped when the stream breaks (the broker handed their
+// leases back, so they come again).
+//
+// Errors that another try would meet again end the consumer (an unknown
+// topic, a group in offset mode: ErrInconsistentGroupMode, another consumer
+// taking over the same member id, refused credentials): Poll and Flush return
+// them from then on.
+//
+// Every method is goroutine-safe: one goroutine may poll while workers ack;
+// concurrent Polls each get different records.
+type AckConsumer struct {
+	cfg      ackConsumerConfig
+	conn     *grpc.ClientConn
+	ownsConn bool
+	client   brookv1.AckServiceClient
+	handler  func(*SettleError)
+	pending  ackPending
+
+	mu        sync.Mutex
+	inbox     []*AckRecord
+	stream    *ackStream    // the open stream; nil while (re)connecting
+	changed   chan struct{} // closed and replaced when stream, member id or fatal change
+	fatal     error
+	streamSeq uint64
+
+	inboxSignal chan struct{} // one token: records may be waiting
+	fatalCh     chan struct{} // closed when fatal is set
+	closed      atomic.Bool
+	closedCh    chan struct{} // closed when Close starts
+	flushKick   chan struct{} // one token: send what is waiting now
+
+	runCtx      context.Context
+	runCancel   context.CancelFunc
+	runDone     chan struct{}
+	flusherDone chan struct{}
+
+	received, redelivered, queued, messages, calls, failures, reconnects atomic.Int64
+}
+
+// ackStream is one Receive stream. Sends are serialized here: a gRPC stream
+// allows one sender at a time.
+type ackStream struct {
+	id       uint64
+	cs       grpc.BidiStreamingClient[brookv1.ReceiveRequest, brookv1.ReceiveResponse]
+	done     chan struct{} // closed when the stream ended
+	memberID string        // guarded by AckConsumer.mu; set once
+
+	sendMu     sync.Mutex
+	halfClosed bool
+}
+
+// send sends one message; false when the stream is closing or broken (nothing sent).
+func (s *ackStream) send(req *brookv1.ReceiveRequest) bool {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	select {
+	case <-s.done:
+		return false
+	default:
+	}
+	if s.halfClosed {
+		return false
+	}
+	return s.cs.Send(req) == nil
+}
+
+// closeSend ends our side: the broker applies what was sent, then ends the stream.
+func (s *ackStream) closeSend() {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	if !s.halfClosed {
+		s.halfClosed = true
+		_ = s.cs.CloseSend()
+	}
+}
+
+// NewAckConsumer checks every option (one *ConfigError naming all the
+// invalid ones, matching ErrInvalidConfig), then starts receiving in the
+// background. WithBroker (or WithConn), WithGroup and WithTopics are required.
+// Errors from the broker come from Poll.
+func NewAckConsumer(opts ...AckConsumerOption) (*AckConsumer, error) {
+	cfg := ackDefaultConfig()
+	for _, o := range opts {
+		if o != nil {
+			o.applyAckConsumer(&cfg)
+		}
+	}
+	var p problems
+	cfg.validate(&p)
+	if err := p.err("ack consumer"); err != nil {
+		return nil, err
+	}
+	if cfg.conn.shared == nil {
+		// gRPC's own reconnect backoff (1s doubling to 2 min) would hold the stream
+		// back long after the broker is back; use the consumer's bounds (the
+		// caller's dial options come after, so they still win).
+		bc := grpcbackoff.DefaultConfig
+		bc.BaseDelay, bc.MaxDelay = cfg.backoffMin, cfg.backoffMax
+		cfg.conn.dialOptions = append([]grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff: bc, MinConnectTimeout: 20 * time.Second,
+		})}, cfg.conn.dialOptions...)
+	}
+	conn, owned, err := cfg.conn.dial()
+	if err != nil {
+		return nil, fmt.Errorf("brook: ack consumer: %w", err)
+	}
+	c := &AckConsumer{
+		cfg:         cfg,
+		conn:        conn,
+		ownsConn:    owned,
+		client:      brookv1.NewAckServiceClient(conn),
+		handler:     cfg.failureHandler,
+		changed:     make(chan struct{}),
+		inboxSignal: make(chan struct{}, 1),
+		fatalCh:     make(chan struct{}),
+		closedCh:    make(chan struct{}),
+		flushKick:   make(chan struct{}, 1),
+		runDone:     make(chan struct{}),
+		flusherDone: make(chan struct{}),
+	}
+	if c.handler == nil {
+		group := cfg.group
+		c.handler = func(e *SettleError) {
+			slog.Warn("brook: ack consumer: settle not applied", "group", group, "error", e.Error())
+		}
+	}
+	c.runCtx, c.runCancel = context.WithCancel(context.Background())
+	go c.run()
+	go c.flushLoop()
+	return c, nil
+}
+
+// Poll returns records leased to this consumer: it waits for the first until
+// ctx ends, then returns it with those already received, at most
+// WithAckMaxPollRecords. When ctx ends first it returns ctx's error and no
+// records; after Close, ErrClientClosed; once an error ended the consumer,
+// that error. While the stream is being opened again, Poll just waits.
+func (c *AckConsumer) Poll(ctx context.Context) ([]*AckRecord, error) {
+	for {
+		if c.closed.Load() {
+			return nil, ErrClientClosed
+		}
+		c.mu.Lock()
+		if c.fatal != nil {
+			err := c.fatal
+			c.mu.Unlock()
+			return nil, err
+		}
+		if n := min(len(c.inbox), c.cfg.maxPollRecords); n > 0 {
+			out := make([]*AckRecord, n)
+			copy(out, c.inbox)
+			clear(c.inbox[:n])
+			c.inbox = c.inbox[n:]
+			more := len(c.inbox) > 0
+			c.mu.Unlock()
+			if more {
+				c.signalInbox() // for another Poll waiting
+			}
+			return out, nil
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.inboxSignal:
+		case <-c.fatalCh:
+		case <-c.closedCh:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Ack settles the record: it is done and never delivered again. The ack is
+// queued and sent with the next batch (see Flush); the call that fills a
+// batch (WithAckMaxBatch) sends it, and may wait for the stream to take it.
+// Ack, Nack, Reject and ExtendLease fail only for a nil record, an argument
+// out of range (ErrInvalidRequest) or after Close (ErrClientClosed); what the
+// broker refuses comes from Flush or the failure handler.
+func (c *AckConsumer) Ack(rec *AckRecord) error {
+	return c.queue(rec, ackKindAck, 0)
+}
+
+// Nack hands the record back: it is delivered again (to any member) no
+// sooner than delay (0: at once; at most 24h).
+func (c *AckConsumer) Nack(rec *AckRecord, delay time.Duration) error {
+	if delay < 0 || delay > ackMaxNackDelay {
+		return fmt.Errorf("%w: nack delay %v not in [0, %v]", ErrInvalidRequest, delay, ackMaxNackDelay)
+	}
+	return c.queue(rec, ackKindNack, int32(delay.Milliseconds()))
+}
+
+// Reject dead-letters the record now (to the group's dead.letter.topic,
+// <group>.dlq by default, with reason "rejected"), whatever its attempt count.
+func (c *AckConsumer) Reject(rec *AckRecord) error {
+	return c.queue(rec, ackKindReject, 0)
+}
+
+// ExtendLease makes the record's lease run for lease (1ms .. 1h) from when
+// the broker gets the extension.
+func (c *AckConsumer) ExtendLease(rec *AckRecord, lease time.Duration) error {
+	if lease < leaseMin || lease > leaseMax {
+		return fmt.Errorf("%w: lease %v not in [%v, %v]", ErrInvalidRequest, lease, leaseMin, leaseMax)
+	}
+	return c.queue(rec, ackKindExtend, int32(lease.Milliseconds()))
+}
+
+// Flush sends every queued settle now, in one unary Settle call, and returns
+// the ones the broker refused: nil when it applied them all, else the
+// errors.Join of one *SettleError per refused offset range (match them with
+// errors.Is(err, ErrLeaseExpired) and the like, or list them with
+// SettleErrors). Without WithAckMemberID it first waits (until ctx ends) for
+// the stream to be open. When the call itself fails (for example
+// ErrBrokerUnavailable, retriable) it returns that error and the settles stay
+// queued for the next send. Settles already sent in the background are not
+// waited for: their refusals go to WithAckFailureHandler.
+func (c *AckConsumer) Flush(ctx context.Context) error {
+	if c.closed.Load() {
+		return ErrClientClosed
+	}
+	if c.pending.size() == 0 {
+		return nil
+	}
+	member, err := c.awaitMember(ctx)
+	if err != nil {
+		return err
+	}
+	return c.settleNow(ctx, member)
+}
+
+// MemberID is the member id of the current stream (WithAckMemberID's when
+// set), or "" while no stream is open.
+func (c *AckConsumer) MemberID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stream != nil {
+		return c.stream.memberID
+	}
+	return ""
+}
+
+// Stats returns the consumer's counters.
+func (c *AckConsumer) Stats() AckStats {
+	return AckStats{
+		ReceivedRecords:    c.received.Load(),
+		RedeliveredRecords: c.redelivered.Load(),
+		SettlesQueued:      c.queued.Load(),
+		SettleMessages:     c.messages.Load(),
+		SettleCalls:        c.calls.Load(),
+		SettleFailures:     c.failures.Load(),
+		Reconnects:         c.reconnects.Load(),
+	}
+}
+
+// Close sends the queued settles (in one Settle call, whose refusals it
+// returns), ends the stream and waits until the broker has ended it, then
+// stops every goroutine of the consumer and closes the connection it made
+// (not one given with WithConn). ctx bounds the waits for the broker. Records
+// polled and not settled are handed back by the broker when the stream ends;
+// with WithAckMemberID they stay leased until their leases run out instead,
+// and Close nacks the records received but never returned by Poll. Settles
+// that could not be sent (no stream) are reported in the error; those records
+// are delivered again. Close after Close returns nil. Give ctx a deadline:
+// a broker that stops answering would otherwise hold Close until the
+// connection's keepalive gives up.
+func (c *AckConsumer) Close(ctx context.Context) error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	close(c.closedCh)
+	<-c.flusherDone
+	var errs []error
+	c.mu.Lock()
+	s := c.stream
+	member := ""
+	if s != nil {
+		member = s.memberID
+	}
+	c.mu.Unlock()
+	if s != nil {
+		if member != "" && c.pending.size() > 0 {
+			errs = append(errs, c.settleNow(ctx, member))
+		}
+		s.closeSend()
+		select {
+		case <-s.done:
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("brook: ack consumer close: the broker did not end the stream: %w", ctx.Err()))
+		}
+	}
+	c.runCancel()
+	<-c.runDone
+	errs = append(errs, c.handBack(ctx))
+	if c.ownsConn {
+		if err := c.conn.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// --- internals
+
+func (c *AckConsumer) queue(rec *AckRecord, kind ackKind, millis int32) error {
+	if rec == nil {
+		return fmt.Errorf("%w: nil record", ErrInvalidRequest)
+	}
+	if c.closed.Load() {
+		return ErrClientClosed
+	}
+	n := c.pending.add(ackKey{topic: rec.Topic, partition: rec.Partition, kind: kind, millis: millis}, rec.Offset)
+	c.queued.Add(1)
+	if n >= c.cfg.maxBatch || c.cfg.flushInterval == 0 {
+		c.sendPending()
+	}
+	return nil
+}
+
+// sendPending sends what is queued on the stream once the broker accepted the
+// stream (it answered the member id); it stays queued otherwise.
+func (c *AckConsumer) sendPending() {
+	c.mu.Lock()
+	s := c.stream
+	ready := s != nil && s.memberID != ""
+	c.mu.Unlock()
+	if !ready || c.pending.size() == 0 {
+		return
+	}
+	b := c.pending.drain()
+	if b.count == 0 {
+		return
+	}
+	if s.send(b.receiveRequest()) {
+		c.messages.Add(1)
+	} else {
+		c.pending.restore(b)
+	}
+}
+
+// settleNow sends what is queued in one Settle call and returns its refusals.
+func (c *AckConsumer) settleNow(ctx context.Context, member string) error {
+	b := c.pending.drain()
+	if b.count == 0 {
+		return nil
+	}
+	resp, err := c.client.Settle(ctx, b.settleRequest(c.cfg.group, member))
+	if err != nil {
+		c.pending.restore(b)
+		return callError(err)
+	}
+	c.calls.Add(1)
+	c.failures.Add(int64(len(resp.GetFailures())))
+	return settleJoin(resp.GetFailures())
+}
+
+// awaitMember is the member id to settle as: WithAckMemberID's, or the open
+// stream's once the broker answered it.
+func (c *AckConsumer) awaitMember(ctx context.Context) (string, error) {
+	if c.cfg.memberID != "" {
+		return c.cfg.memberID, nil
+	}
+	for {
+		c.mu.Lock()
+		if c.fatal != nil {
+			err := c.fatal
+			c.mu.Unlock()
+			return "", err
+		}
+		if c.stream != nil && c.stream.memberID != "" {
+			m := c.stream.memberID
+			c.mu.Unlock()
+			return m, nil
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-c.closedCh:
+			return "", ErrClientClosed
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+}
+
+// handBack, after the stream ended: with a member id, the records never
+// polled are nacked (their leases outlive the stream) with the settles still
+// queued; without one, the broker handed every lease back already.
+func (c *AckConsumer) handBack(ctx context.Context) error {
+	c.mu.Lock()
+	inbox := c.inbox
+	c.inbox = nil
+	c.mu.Unlock()
+	if c.cfg.memberID == "" {
+		if n := c.pending.size(); n > 0 {
+			return fmt.Errorf("brook: ack consumer closed with %d settles not sent (no stream to the broker); those records will be delivered again", n)
+		}
+		return nil
+	}
+	for _, r := range inbox {
+		c.pending.add(ackKey{topic: r.Topic, partition: r.Partition, kind: ackKindNack}, r.Offset)
+	}
+	if c.pending.size() == 0 {
+		return nil
+	}
+	return c.settleNow(ctx, c.cfg.memberID)
+}
+
+func (c *AckConsumer) signalInbox() {
+	select {
+	case c.inboxSignal <- struct{}{}:
+	default:
+	}
+}
+
+func (c *AckConsumer) kickFlush() {
+	select {
+	case c.flushKick <- struct{}{}:
+	default:
+	}
+}
+
+// broadcastLocked wakes the waiters for a stream; c.mu must be held.
+func (c *AckConsumer) broadcastLocked() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// flushLoop sends queued settles every flush interval, and when asked to.
+func (c *AckConsumer) flushLoop() {
+	defer close(c.flusherDone)
+	var tick <-chan time.Time
+	if c.cfg.flushInterval > 0 {
+		t := time.NewTicker(c.cfg.flushInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-c.closedCh:
+			return
+		case <-tick:
+			c.sendPending()
+		case <-c.flushKick:
+			c.sendPending()
+		}
+	}
+}
+
+// run opens the Receive stream, and again each time it breaks, until Close
+// or an error that ends the consumer. A break is logged once at Info on the
+// slog default logger, the failed tries at Debug, and the return at Info.
+func (c *AckConsumer) run() {
+	defer close(c.runDone)
+	bo := newBackoff(c.cfg.backoffMin, c.cfg.backoffMax)
+	broken := false
+	for {
+		up, err := c.receive(bo, broken)
+		if c.closed.Load() || c.runCtx.Err() != nil {
+			return
+		}
+		if err != nil && ackEndsTheConsumer(err) {
+			c.mu.Lock()
+			c.fatal = callError(err)
+			close(c.fatalCh)
+			c.broadcastLocked()
+			c.mu.Unlock()
+			return
+		}
+		why := "the broker ended it"
+		if err != nil {
+			why = callError(err).Error()
+		}
+		if up {
+			slog.Info("brook: ack consumer: the stream ended; opening it again", "group", c.cfg.group, "reason", why)
+		} else {
+			slog.Debug("brook: ack consumer: cannot open the stream", "group", c.cfg.group, "reason", why)
+		}
+		broken = broken || up
+		c.reconnects.Add(1)
+		if bo.wait(c.runCtx) != nil {
+			return
+		}
+	}
+}
+
+// receive runs one stream until it ends: up when the broker accepted it (it
+// answered the member id), err nil when the broker completed it.
+func (c *AckConsumer) receive(bo *backoff, again bool) (up bool, err error) {
+	ctx, cancel := context.WithCancel(c.runCtx)
+	defer cancel()
+	cs, err := c.client.Receive(ctx)
+	if err != nil {
+		return false, err
+	}
+	c.mu.Lock()
+	if c.closed.Load() {
+		c.mu.Unlock()
+		return false, nil
+	}
+	c.streamSeq++
+	s := &ackStream{id: c.streamSeq, cs: cs, done: make(chan struct{})}
+	c.stream = s
+	c.broadcastLocked()
+	c.mu.Unlock()
+	defer c.endStream(s)
+
+	s.send(&brookv1.ReceiveRequest{
+		Group:    c.cfg.group,
+		Topics:   c.cfg.topics,
+		ClientId: c.cfg.memberID,
+		FlowControl: &brookv1.FlowControl{
+			MaxOutstandingRecords: c.cfg.maxOutstandingRecords,
+			MaxOutstandingBytes:   c.cfg.maxOutstandingBytes,
+		},
+	})
+	for {
+		resp, err := cs.Recv()
+		if err == io.EOF {
+			return up, nil
+		}
+		if err != nil {
+			return up, err
+		}
+		if m := resp.GetMemberId(); m != "" && !up {
+			up = true
+			c.mu.Lock()
+			s.memberID = m
+			c.broadcastLocked()
+			c.mu.Unlock()
+			bo.reset()
+			if again {
+				slog.Info("brook: ack consumer: receiving again", "group", c.cfg.group, "member", m)
+			}
+			if c.pending.size() > 0 {
+				c.kickFlush() // settles that waited for this stream
+			}
+		}
+		c.deliver(s, resp.GetBatches())
+		for _, f := range resp.GetFailures() {
+			c.failures.Add(1)
+			c.handler(settleErrorOf(f))
+		}
+	}
+}
+
+// deliver puts a response's records in the inbox.
+func (c *AckConsumer) deliver(s *ackStream, batches []*brookv1.LeasedRecords) {
+	if len(batches) == 0 {
+		return
+	}
+	var got []*AckRecord
+	for _, b := range batches {
+		for _, lr := range b.GetRecords() {
+			r := &AckRecord{
+				Record:          *fromProtoRecord(b.GetTopic(), b.GetPartition(), lr.GetRecord()),
+				DeliveryAttempt: lr.GetDeliveryAttempt(),
+				LeaseDeadline:   time.UnixMilli(lr.GetLeaseDeadlineMs()),
+				stream:          s.id,
+			}
+			if r.DeliveryAttempt > 1 {
+				c.redelivered.Add(1)
+			}
+			got = append(got, r)
+		}
+	}
+	c.received.Add(int64(len(got)))
+	c.mu.Lock()
+	c.inbox = append(c.inbox, got...)
+	c.mu.Unlock()
+	c.signalInbox()
+}
+
+// endStream forgets a stream that ended. Without a member id its records not
+// yet polled are dropped: the broker handed their leases back.
+func (c *AckConsumer) endStream(s *ackStream) {
+	close(s.done)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stream == s {
+		c.stream = nil
+		c.broadcastLocked()
+	}
+	if c.cfg.memberID == "" && !c.closed.Load() {
+		kept := c.inbox[:0]
+		for _, r := range c.inbox {
+			if r.stream != s.id {
+				kept = append(kept, r)
+			}
+		}
+		clear(c.inbox[len(kept):])
+		c.inbox = kept
+	}
+}
+
+// ackEndsTheConsumer: errors another try would meet again.
+func ackEndsTheConsumer(err error) bool {
+	switch status.Code(err) {
+	case codes.NotFound, codes.FailedPrecondition, codes.InvalidArgument, codes.PermissionDenied,
+		codes.Unauthenticated, codes.Aborted, codes.AlreadyExists, codes.Unimplemented, codes.OutOfRange:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,174 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/brook-io/brook/client-go/brook"
+	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
+)
+
+// ackProduce writes records to one partition through the raw ProduceService
+// (the Go producer is not what these tests are about).
+func ackProduce(t testing.TB, b *brokerProcess, topic string, partition int32, records ...*brookv1.Record) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var resp *brookv1.ProduceResponse
+	var err error
+	b.withRawConn(t, func(cc *grpc.ClientConn) {
+		resp, err = brookv1.NewProduceServiceClient(cc).Produce(ctx, &brookv1.ProduceRequest{
+			Batches: []*brookv1.ProduceBatch{{Topic: topic, Partition: &partition, Records: records}},
+		})
+	})
+	if err != nil {
+		t.Fatalf("produce to %s/%d: %v", topic, partition, err)
+	}
+	for _, r := range resp.GetResults() {
+		if r.GetErrorCode() != brookv1.ErrorCode_ERROR_CODE_UNSPECIFIED {
+			t.Fatalf("produce to %s/%d: %v %s", topic, partition, r.GetErrorCode(), r.GetErrorMessage())
+		}
+	}
+}
+
+// ackProduceValues writes n records "prefix-0" .. "prefix-<n-1>" to one partition.
+func ackProduceValues(t testing.TB, b *brokerProcess, topic string, partition int32, n int, prefix string) {
+	t.Helper()
+	records := make([]*brookv1.Record, n)
+	for i := range records {
+		records[i] = &brookv1.Record{Value: fmt.Appendf(nil, "%s-%d", prefix, i)}
+	}
+	ackProduce(t, b, topic, partition, records...)
+}
+
+var ackNameChars = regexp.MustCompile(`[^A-Za-z0-9]+`)
+
+// ackGroupName is a group name unique to this test run.
+func ackGroupName(t testing.TB) string {
+	name := fmt.Sprintf("g-%s-%d", strings.ToLower(ackNameChars.ReplaceAllString(t.Name(), "-")), topicSeq.Add(1))
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	return name
+}
+
+// ackAdmin is an Admin for the broker, closed when the test ends.
+func ackAdmin(t testing.TB, b *brokerProcess) *brook.Admin {
+	t.Helper()
+	a, err := brook.NewAdmin(brook.WithBroker(b.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	return a
+}
+
+// ackGroup creates an ack-mode group that starts at the beginning of its
+// topics, with more config as key, value pairs.
+func ackGroup(t testing.TB, a *brook.Admin, config ...string) string {
+	t.Helper()
+	name := ackGroupName(t)
+	cfg := map[string]string{"auto.offset.reset": "earliest"}
+	for i := 0; i+1 < len(config); i += 2 {
+		cfg[config[i]] = config[i+1]
+	}
+	if _, err := a.CreateGroup(ackCtx(t), name, brook.GroupModeAck, cfg); err != nil {
+		t.Fatalf("create group %s: %v", name, err)
+	}
+	return name
+}
+
+// ackCtx is a context for one call: 30 s, and no longer than the test.
+func ackCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// ackConsumer makes an AckConsumer for the broker, closed when the test ends
+// (unless the test closed it).
+func ackConsumer(t testing.TB, b *brokerProcess, group string, topics []string, opts ...brook.AckConsumerOption) *brook.AckConsumer {
+	t.Helper()
+	all := append([]brook.AckConsumerOption{brook.WithBroker(b.Addr()), brook.WithGroup(group), brook.WithTopics(topics...)}, opts...)
+	c, err := brook.NewAckConsumer(all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = c.Close(ctx)
+	})
+	return c
+}
+
+// ackPoll polls once for at most d; no records when none came.
+func ackPoll(t testing.TB, c *brook.AckConsumer, d time.Duration) []*brook.AckRecord {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	recs, err := c.Poll(ctx)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("poll: %v", err)
+	}
+	return recs
+}
+
+// ackTake polls until at least n records came; fails after 20 s.
+func ackTake(t testing.TB, c *brook.AckConsumer, n int) []*brook.AckRecord {
+	t.Helper()
+	var got []*brook.AckRecord
+	deadline := time.Now().Add(20 * time.Second)
+	for len(got) < n && time.Now().Before(deadline) {
+		got = append(got, ackPoll(t, c, 200*time.Millisecond)...)
+	}
+	if len(got) < n {
+		t.Fatalf("received %d records in 20 s, want %d", len(got), n)
+	}
+	return got
+}
+
+// ackAwaitAllSettled waits (20 s at most) until every partition of the group
+// has nothing unsettled up to its end, and returns the group as it is then.
+func ackAwaitAllSettled(t testing.TB, a *brook.Admin, group string) brook.GroupInfo {
+	t.Helper()
+	var g brook.GroupInfo
+	var err error
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		g, err = a.DescribeGroup(ctx, group)
+		cancel()
+		if err == nil && len(g.Partitions) > 0 && ackAllSettled(g) {
+			return g
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("not everything settled in 20 s: %+v (%v)", g, err)
+	return g
+}
+
+func ackAllSettled(g brook.GroupInfo) bool {
+	for _, p := range g.Partitions {
+		if p.CommittedOffset != p.EndOffset || p.UnsettledRecords != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ackHeaders is a record's headers as a map (the last value of a key wins).
+func ackHeaders(hs []*brookv1.Header) map[string]string {
+	out := map[string]string{}
+	for _, h := range hs {
+		out[h.GetKey()] = string(h.GetValue())
+	}
+	return out
+}

@@ -43,7 +43,7 @@ import (
 // records polled and never settled hold it back until their leases run out.
 //
 // Broker restarts: when the stream breaks, the consumer opens it again by
-// itself with exponential backoff (WithAckReconnectBackoff); Poll just waits
+// itself with exponential backoff (WithRetryBackoff); Poll just waits
 // meanwhile, and queued settles wait for the new stream. Delivery is at least
 // once: settles in flight when the stream broke may be lost, and leases do not
 // survive a broker restart, so unsettled records come again with a higher

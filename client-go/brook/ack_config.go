@@ -76,11 +76,7 @@ func (c *ackConsumerConfig) validate(p *problems) {
 	p.positive("WithAckMaxPollRecords", int64(c.maxPollRecords))
 	p.duration("WithAckFlushInterval", c.flushInterval, 0, ackMaxFlushInterval)
 	p.positive("WithAckMaxBatch", int64(c.maxBatch))
-	if c.backoffMin < time.Millisecond {
-		p.add("WithAckReconnectBackoff(%v, %v): the first wait must be at least 1ms", c.backoffMin, c.backoffMax)
-	} else if c.backoffMax < c.backoffMin {
-		p.add("WithAckReconnectBackoff(%v, %v): the longest wait must not be shorter than the first", c.backoffMin, c.backoffMax)
-	}
+	retryBackoffProblems(p, c.backoffMin, c.backoffMax)
 	if c.failureHandlerSet && c.failureHandler == nil {
 		p.add("WithAckFailureHandler: the handler must not be nil")
 	}
@@ -151,14 +147,6 @@ func WithAckFlushInterval(d time.Duration) AckConsumerOption {
 // flush interval, as soon as this many are waiting (default 1000).
 func WithAckMaxBatch(n int) AckConsumerOption {
 	return ackOption(func(c *ackConsumerConfig) { c.maxBatch = n })
-}
-
-// WithAckReconnectBackoff is how long to wait before opening a broken stream
-// again: first min, doubling (with up to 20% jitter) up to max (default 100ms,
-// 10s). On a connection the consumer makes itself (WithBroker), gRPC's own
-// reconnect backoff is set to the same bounds.
-func WithAckReconnectBackoff(min, max time.Duration) AckConsumerOption {
-	return ackOption(func(c *ackConsumerConfig) { c.backoffMin, c.backoffMax = min, max })
 }
 
 // WithAckFailureHandler is told about the settles sent in the background (on

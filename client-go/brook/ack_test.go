@@ -110,7 +110,7 @@ func TestAckConsumerConfigNamesEveryProblemAtOnce(t *testing.T) {
 		WithAckMaxPollRecords(0),
 		WithAckFlushInterval(-time.Millisecond),
 		WithAckMaxBatch(0),
-		WithAckReconnectBackoff(time.Second, time.Millisecond),
+		WithRetryBackoff(time.Second, time.Millisecond),
 		WithAckFailureHandler(nil),
 	)
 	var ce *ConfigError
@@ -119,7 +119,7 @@ func TestAckConsumerConfigNamesEveryProblemAtOnce(t *testing.T) {
 	}
 	for _, want := range []string{"a broker is required", "WithGroup(\"..\")", "WithTopics(\"bad/name\")", "WithAckMemberID",
 		"WithMaxOutstandingRecords(0)", "WithMaxOutstandingBytes(-1)", "WithAckMaxPollRecords(0)", "WithAckFlushInterval(-1ms)",
-		"WithAckMaxBatch(0)", "WithAckReconnectBackoff(1s, 1ms)", "WithAckFailureHandler"} {
+		"WithAckMaxBatch(0)", "WithRetryBackoff(1s, 1ms)", "WithAckFailureHandler"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q not named in %v", want, err)
 		}
@@ -149,7 +149,7 @@ func TestAckTopicNameRule(t *testing.T) {
 // context ends, and Close ends the consumer (reporting the settles it could not send).
 func TestAckConsumerWithoutABroker(t *testing.T) {
 	c, err := NewAckConsumer(WithBroker("127.0.0.1:1"), WithGroup("g"), WithTopics("t"),
-		WithAckReconnectBackoff(time.Millisecond, 5*time.Millisecond))
+		WithRetryBackoff(time.Millisecond, 5*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // Admin creates, inspects, changes and deletes topics and groups. Each call
-// is one request, with the context's deadline and WithAdminRequestTimeout's
+// is one request, with the context's deadline and WithRequestTimeout's
 // (30s by default), and fails with the broker's error (errors.Is(err,
 // ErrTopicExists), ErrUnknownTopic, ErrUnknownGroup, ErrGroupNotEmpty,
 // ErrInvalidRequest, ErrLimitExceeded, ...; ErrBrokerUnavailable while the

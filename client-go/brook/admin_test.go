@@ -10,7 +10,7 @@ import (
 )
 
 func TestAdminConfigNamesEveryProblemAtOnce(t *testing.T) {
-	_, err := NewAdmin(WithAdminRequestTimeout(-time.Second), WithKeepalive(time.Second))
+	_, err := NewAdmin(WithRequestTimeout(-time.Second), WithKeepalive(time.Second))
 	var ce *ConfigError
 	if !errors.Is(err, ErrInvalidConfig) || !errors.As(err, &ce) || ce.Client != "admin" || len(ce.Problems) != 3 {
 		t.Fatalf("got %v", err)

@@ -110,12 +110,7 @@ func (c *consumerConfig) validate() error {
 	case c.fetchMaxWait >= c.requestTimeout:
 		p.add("WithFetchMaxWait(%v): must be below WithRequestTimeout (%v)", c.fetchMaxWait, c.requestTimeout)
 	}
-	switch {
-	case c.backoffMin < time.Millisecond:
-		p.add("WithRetryBackoff(%v, %v): the first wait must be at least 1ms", c.backoffMin, c.backoffMax)
-	case c.backoffMax < c.backoffMin || c.backoffMax > time.Hour:
-		p.add("WithRetryBackoff(%v, %v): the longest wait must be in [%v, 1h]", c.backoffMin, c.backoffMax, c.backoffMin)
-	}
+	retryBackoffProblems(&p, c.backoffMin, c.backoffMax)
 	if c.logger == nil {
 		p.add("WithLogger: must not be nil")
 	}

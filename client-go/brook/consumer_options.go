@@ -70,21 +70,6 @@ func WithFetchMaxWait(d time.Duration) ConsumerOption {
 	return consumerOption(func(c *consumerConfig) { c.fetchMaxWait = d })
 }
 
-// WithRequestTimeout is how long one call to the broker may take before it
-// counts as unanswered and is retried (a fetch gets WithFetchMaxWait on top;
-// a JoinGroup the rebalance timeout). The context of each method bounds the
-// whole method. Default 30s.
-func WithRequestTimeout(d time.Duration) ConsumerOption {
-	return consumerOption(func(c *consumerConfig) { c.requestTimeout = d })
-}
-
-// WithRetryBackoff is the wait before retrying after the broker could not be
-// reached: first min, doubling up to max (Kafka's reconnect.backoff.ms and
-// reconnect.backoff.max.ms). Default 50ms to 1s.
-func WithRetryBackoff(min, max time.Duration) ConsumerOption {
-	return consumerOption(func(c *consumerConfig) { c.backoffMin, c.backoffMax = min, max })
-}
-
 // WithOnAssigned is called inside Poll, on the polling goroutine, with the
 // partitions the group gave this member, before their positions are looked
 // up: a Seek there decides where they start (Kafka's onPartitionsAssigned).

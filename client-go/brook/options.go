@@ -91,3 +91,58 @@ func WithGroup(group string) GroupOption {
 func WithTopics(topics ...string) GroupOption {
 	return groupOption(func(_ *string, t *[]string) { *t = append(*t, topics...) })
 }
+
+// RequestTimeoutOption configures the Producer, the Consumer and the Admin.
+type RequestTimeoutOption interface {
+	ProducerOption
+	ConsumerOption
+	AdminOption
+}
+
+type requestTimeoutOption time.Duration
+
+func (o requestTimeoutOption) applyProducer(c *producerConfig) { c.requestTimeout = time.Duration(o) }
+func (o requestTimeoutOption) applyConsumer(c *consumerConfig) { c.requestTimeout = time.Duration(o) }
+func (o requestTimeoutOption) applyAdmin(c *adminConfig)       { c.requestTimeout = time.Duration(o) }
+
+// WithRequestTimeout bounds each call to the broker (default 30s): the
+// Admin's calls and the Consumer's (a fetch waits at most WithFetchMaxWait
+// of it); the Producer's stream may stay silent this long while requests wait
+// for answers before it is replaced and the batches are sent again.
+func WithRequestTimeout(d time.Duration) RequestTimeoutOption { return requestTimeoutOption(d) }
+
+// RetryBackoffOption configures the Producer and both consumers.
+type RetryBackoffOption interface {
+	ProducerOption
+	ConsumerOption
+	AckConsumerOption
+}
+
+type retryBackoffOption struct{ min, max time.Duration }
+
+func (o retryBackoffOption) applyProducer(c *producerConfig) {
+	c.backoffMin, c.backoffMax = o.min, o.max
+}
+func (o retryBackoffOption) applyConsumer(c *consumerConfig) {
+	c.backoffMin, c.backoffMax = o.min, o.max
+}
+func (o retryBackoffOption) applyAckConsumer(c *ackConsumerConfig) {
+	c.backoffMin, c.backoffMax = o.min, o.max
+}
+
+// WithRetryBackoff is the wait before retrying after the broker could not be
+// reached or answered a retriable error: first min, doubling up to max (Kafka's
+// retry.backoff.ms and retry.backoff.max.ms). Defaults: Producer 100ms to 1s,
+// Consumer 50ms to 1s, AckConsumer 100ms to 5s.
+func WithRetryBackoff(min, max time.Duration) RetryBackoffOption {
+	return retryBackoffOption{min: min, max: max}
+}
+
+func retryBackoffProblems(p *problems, min, max time.Duration) {
+	switch {
+	case min < time.Millisecond:
+		p.add("WithRetryBackoff(%v, %v): the first wait must be at least 1ms", min, max)
+	case max < min || max > time.Hour:
+		p.add("WithRetryBackoff(%v, %v): the longest wait must be in [%v, 1h]", min, max, min)
+	}
+}

@@ -2,7 +2,6 @@ package brook
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -60,7 +59,7 @@ func NewProducer(opts ...ProducerOption) (*Producer, error) {
 		done:    make(chan struct{}),
 		cancel:  cancel,
 	}
-	p.meta = newProducerMetadata(brookv1.NewAdminServiceClient(conn), cfg.metadataMaxAge, cfg.retryBackoff, cfg.retryBackoffMax)
+	p.meta = newProducerMetadata(brookv1.NewAdminServiceClient(conn), cfg.metadataMaxAge, cfg.backoffMin, cfg.backoffMax)
 	p.acc = newAccumulator(&p.cfg)
 	s := newSender(p, brookv1.NewProduceServiceClient(conn))
 	go func() {
@@ -227,5 +226,3 @@ func (p *Producer) checkRecord(r *Record) error {
 	}
 	return nil
 }
-
-var errSenderStopped = errors.New("brook: producer stopped")

@@ -42,7 +42,6 @@ type partitionQueue struct {
 	// paused after a failed batch: nothing more is sent until the batches in
 	// flight are back, then the queue is renumbered from nextSeq.
 	paused    bool
-	renumber  bool
 	notBefore time.Time // retry backoff after a retriable error
 }
 

@@ -20,8 +20,8 @@ type producerConfig struct {
 	idempotent        bool
 	durability        Durability
 	manualPartitioner bool
-	retryBackoff      time.Duration
-	retryBackoffMax   time.Duration
+	backoffMin        time.Duration
+	backoffMax        time.Duration
 	metadataMaxAge    time.Duration
 }
 
@@ -40,8 +40,8 @@ func defaultProducerConfig() producerConfig {
 		maxInFlight:      5,
 		idempotent:       true,
 		durability:       DurabilityWritten,
-		retryBackoff:     100 * time.Millisecond,
-		retryBackoffMax:  time.Second,
+		backoffMin:       100 * time.Millisecond,
+		backoffMax:       time.Second,
 		metadataMaxAge:   5 * time.Minute,
 	}
 }
@@ -69,7 +69,7 @@ func (c *producerConfig) validate() error {
 	if c.durability != DurabilityWritten && c.durability != DurabilitySynced {
 		p.add("WithDurability(%d): DurabilityWritten or DurabilitySynced", c.durability)
 	}
-	p.duration("WithRetryBackoff", c.retryBackoff, time.Millisecond, time.Minute)
+	retryBackoffProblems(&p, c.backoffMin, c.backoffMax)
 	return p.err("producer")
 }
 
@@ -109,12 +109,6 @@ func WithDeliveryTimeout(d time.Duration) ProducerOption {
 	return producerOption(func(c *producerConfig) { c.deliveryTimeout = d })
 }
 
-// WithRequestTimeout is how long the produce stream may stay silent while
-// requests wait for their answers before it is replaced (default 30s).
-func WithRequestTimeout(d time.Duration) ProducerOption {
-	return producerOption(func(c *producerConfig) { c.requestTimeout = d })
-}
-
 // WithMaxRequestBytes bounds one produce request, all its batches together
 // (default 1 MiB; the broker refuses requests over its max.request.bytes, 8 MiB by default).
 func WithMaxRequestBytes(n int) ProducerOption {
@@ -143,13 +137,4 @@ func WithDurability(d Durability) ProducerOption {
 // Record.Partition instead of choosing one.
 func WithManualPartitioner() ProducerOption {
 	return producerOption(func(c *producerConfig) { c.manualPartitioner = true })
-}
-
-// WithRetryBackoff is the first wait before a retry; it doubles up to 1s
-// (or to d, if larger).
-func WithRetryBackoff(d time.Duration) ProducerOption {
-	return producerOption(func(c *producerConfig) {
-		c.retryBackoff = d
-		c.retryBackoffMax = max(d, time.Second)
-	})
 }

@@ -42,7 +42,7 @@ type inFlightRequest struct {
 
 func newSender(p *Producer, client brookv1.ProduceServiceClient) *sender {
 	return &sender{p: p, acc: p.acc, cfg: &p.cfg, client: client,
-		backoff: newBackoff(p.cfg.retryBackoff, p.cfg.retryBackoffMax)}
+		backoff: newBackoff(p.cfg.backoffMin, p.cfg.backoffMax)}
 }
 
 func (s *sender) run(ctx context.Context) {
@@ -291,7 +291,7 @@ func (s *sender) complete(b *producerBatch, r *brookv1.ProduceResult) {
 	case recordFault[code] && len(b.records) > 1:
 		retry = b.split() // until the record at fault is alone, and fails alone
 	case isRetriable(err) && now.Before(b.deadline):
-		q.notBefore = now.Add(s.cfg.retryBackoff)
+		q.notBefore = now.Add(s.cfg.backoffMin)
 		retry = []*producerBatch{b}
 		if code == brookv1.ErrorCode_ERROR_CODE_UNKNOWN_PARTITION {
 			s.p.meta.forget(b.tp.Topic)

@@ -24,7 +24,7 @@ func TestAckConsumerGoesOnAfterABrokerRestart(t *testing.T) {
 	var mu sync.Mutex
 	var refused []*brook.SettleError
 	c := ackConsumer(t, b, group, []string{topic}, brook.WithMaxOutstandingRecords(50),
-		brook.WithAckReconnectBackoff(50*time.Millisecond, time.Second),
+		brook.WithRetryBackoff(50*time.Millisecond, time.Second),
 		brook.WithAckFailureHandler(func(e *brook.SettleError) {
 			mu.Lock()
 			refused = append(refused, e)

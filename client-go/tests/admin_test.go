@@ -297,7 +297,7 @@ func TestAdminOnASharedConnection(t *testing.T) {
 	defer func() { _ = cc.Close() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	first, err := brook.NewAdmin(brook.WithConn(cc), brook.WithAdminRequestTimeout(10*time.Second))
+	first, err := brook.NewAdmin(brook.WithConn(cc), brook.WithRequestTimeout(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestAdminOnASharedConnection(t *testing.T) {
 
 func TestAdminConfigErrorsAreNamedTogether(t *testing.T) {
 	t.Parallel()
-	_, err := brook.NewAdmin(brook.WithBroker("host:0"), brook.WithClientID(""), brook.WithAdminRequestTimeout(-1))
+	_, err := brook.NewAdmin(brook.WithBroker("host:0"), brook.WithClientID(""), brook.WithRequestTimeout(-1))
 	var ce *brook.ConfigError
 	if !errors.Is(err, brook.ErrInvalidConfig) || !errors.As(err, &ce) || len(ce.Problems) != 3 {
 		t.Fatalf("got %v", err)

@@ -21,7 +21,7 @@ func TestBrokerRestartLosesAndDuplicatesNothing(t *testing.T) {
 	topic := b.createTopic(t, 2, nil)
 	check := leakCheck(t)
 	p, err := brook.NewProducer(brook.WithBroker(b.Addr()), brook.WithLinger(time.Millisecond),
-		brook.WithBatchBytes(512), brook.WithRetryBackoff(50*time.Millisecond))
+		brook.WithBatchBytes(512), brook.WithRetryBackoff(50*time.Millisecond, time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestCloseWithTheBrokerDownFailsWhatIsLeft(t *testing.T) {
 	b := startBroker(t)
 	topic := b.createTopic(t, 1, nil)
 	check := leakCheck(t)
-	p, err := brook.NewProducer(brook.WithBroker(b.Addr()), brook.WithRetryBackoff(20*time.Millisecond))
+	p, err := brook.NewProducer(brook.WithBroker(b.Addr()), brook.WithRetryBackoff(20*time.Millisecond, time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

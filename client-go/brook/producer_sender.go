@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
@@ -193,9 +194,9 @@ func (s *sender) send(batches []*producerBatch) {
 		s.lastProgress = time.Now()
 	}
 	s.inFlight = append(s.inFlight, &inFlightRequest{corr: s.nextCorr, batches: batches})
-	if err := s.stream.stream.Send(&brookv1.ProduceStreamRequest{CorrelationId: s.nextCorr, Request: req}); err != nil {
-		// The stream is broken; its receiver reports why, and the batches go again on a new one.
-		s.stream.cancel()
+	if err := s.stream.stream.Send(&brookv1.ProduceStreamRequest{CorrelationId: s.nextCorr, Request: req}); err != nil &&
+		!errors.Is(err, io.EOF) {
+		s.breakStream(callError(err)) // io.EOF: the stream ended, and its receiver reports why
 	}
 }
 
@@ -379,12 +380,47 @@ func (s *sender) breakStream(err error) {
 	}
 	s.inFlight = nil
 	s.acc.requeue(batches)
-	// A request over the broker's max.request.bytes is refused whole: make
-	// the first request's batches smaller, or fail a single record that is too large alone.
-	if errors.Is(callError(err), ErrRequestTooLarge) && head != nil {
-		s.shrink(head, callError(err))
+	switch {
+	case head == nil || transientStreamError(err):
+	case errors.Is(err, ErrRequestTooLarge):
+		// A request over the broker's max.request.bytes is refused whole: make the
+		// first request's batches smaller, or fail a single record too large alone.
+		s.shrink(head, err)
+	default:
+		// The broker ends the stream at the first request it cannot take: that one fails.
+		s.failRequest(head, err)
 	}
 	s.retryAt = time.Now().Add(s.backoffDelay())
+}
+
+// transientStreamError: the broker went away or was silent (or the call was
+// cancelled under it); the same requests may succeed on a new stream.
+func transientStreamError(err error) bool {
+	return isRetriable(err) || errors.Is(err, ErrBrokerUnavailable) || errors.Is(err, context.Canceled)
+}
+
+// failRequest fails the batches of a request the broker refused whole. The
+// broker may have written some of them before it refused, so their sequence
+// numbers cannot be reused: the producer takes a new epoch.
+func (s *sender) failRequest(req *inFlightRequest, err error) {
+	s.acc.mu.Lock()
+	for _, b := range req.batches {
+		q := s.acc.partitions[b.tp]
+		for i, queued := range q.queue {
+			if queued == b {
+				q.queue = append(q.queue[:i:i], q.queue[i+1:]...)
+				break
+			}
+		}
+		q.renumberQueue()
+	}
+	if s.cfg.idempotent {
+		s.needEpochBump = true
+	}
+	s.acc.mu.Unlock()
+	for _, b := range req.batches {
+		s.finish(b, err)
+	}
 }
 
 func (s *sender) shrink(head *inFlightRequest, err error) {

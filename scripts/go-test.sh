@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Go client's checks, in order (each must pass):
 #   1. the committed generated code is current (scripts/check-go-gen.sh)
-#   2. gofmt, go mod tidy -diff, go vet and staticcheck in client-go and client-go/tests
+#   2. gofmt, go mod tidy -diff, go vet and staticcheck in client-go, client-go/tests
+#      and perf/go (the Go load generator)
 #   3. go test -race in both modules; client-go/tests starts real brokers with
 #      bin/brook (the jar must be built: test-all runs this after Maven)
 # Ends with "go-test: N passed, N failed, N skipped" (test-all's summary adds it up).
@@ -13,7 +14,7 @@ cd "$ROOT"
 # shellcheck source=tools-env.sh
 . scripts/tools-env.sh
 
-MODULES=(client-go client-go/tests)
+MODULES=(client-go client-go/tests perf/go)
 failed_checks=0
 check() { # label command...
   local label=$1

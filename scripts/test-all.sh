@@ -4,6 +4,8 @@
 #   1. install-tools   scripts/install-tools.sh (buf, grpcurl; cached)
 #   2. check-contract  scripts/check-contract.sh (buf lint + breaking) - needs 1
 #   3. maven           ./mvnw -B verify (all Maven tests; Surefire output shown as is)
+#   3b. go-client      scripts/go-test.sh: generated Go code current, vet, staticcheck,
+#                      go test -race against real brokers - needs 1 and 3 (the jar)
 #   4. readme-smoke    scripts/readme-smoke.sh, only if it exists and is
 #                      executable - needs 1 and 3 (skipped if either failed)
 #   5. jdk-smoke       scripts/jdk-smoke.sh: broker + CLI on every JDK >= 17 here (17 and 25)
@@ -100,10 +102,12 @@ summary() {
   if [ -n "$counts" ]; then
     read -r p f s <<<"$counts"
   fi
-  # The smoke scripts end with "NAME: N passed, N failed"; the closing line adds them up.
-  while read -r sp sf; do
-    p=$((p + sp)); f=$((f + sf))
-  done < <(sed -n 's/^[a-z-]*-smoke: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$SMOKE_LOG")
+  # The smoke scripts end with "NAME: N passed, N failed", go-test with
+  # "go-test: N passed, N failed, N skipped"; the closing line adds them up.
+  local ss
+  while read -r sp sf ss; do
+    p=$((p + sp)); f=$((f + sf)); s=$((s + ${ss:-0}))
+  done < <(sed -n 's/^[a-z-]*-\(smoke\|test\): \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\2 \3 \5/p' "$SMOKE_LOG")
   rm -f "$MAVEN_LOG" "$SMOKE_LOG"
   echo "tests: $p passed, $f failed, $s skipped"
   exit "$failed"
@@ -126,6 +130,16 @@ if [ "$SKIP_MAVEN" = 1 ]; then
 else
   maven_verify() { ./mvnw -B verify 2>&1 | tee "$MAVEN_LOG"; }
   run_step maven "./mvnw -B verify" maven_verify
+fi
+
+# 3b. The Go client (its tests start brokers from the jar step 3 built).
+if [ "${RESULT[install-tools]}" != ok ]; then
+  skip_step go-client "install-tools failed"
+elif [[ "${RESULT[maven]}" == FAILED* ]]; then
+  skip_step go-client "maven failed"
+else
+  go_client() { bash scripts/go-test.sh 2>&1 | tee -a "$SMOKE_LOG"; }
+  run_step go-client scripts/go-test.sh go_client
 fi
 
 # 4. README smoke test (written separately; optional until it exists)

@@ -14,10 +14,8 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -38,8 +36,10 @@ final class ProduceCommand implements Callable<Integer> {
   @Option(names = {"-k", "--key-separator"}, paramLabel = "SEP",
       description = "Split each line at the first SEP into key and value (lines without it have no key).")
   String keySeparator;
-  @Option(names = {"-H", "--header"}, paramLabel = "NAME=VALUE", description = "A header on every record. Repeatable.")
-  Map<String, String> headers = new LinkedHashMap<>();
+  // A list, not a map: a name may repeat (-H trace=a -H trace=b), as record headers allow.
+  @Option(names = {"-H", "--header"}, paramLabel = "NAME=VALUE",
+      description = "A header on every record. Repeatable; a name may repeat, the order is kept.")
+  List<String> headers = new ArrayList<>();
   @Option(names = {"-p", "--partition"}, description = "Write every record to this partition.")
   Integer partition;
   @Option(names = "--batch-size", paramLabel = "BYTES",
@@ -67,7 +67,13 @@ final class ProduceCommand implements Callable<Integer> {
       default -> throw new CliException("--durability must be written or synced", BrookCli.EXIT_USAGE);
     };
     List<Header> recordHeaders = new ArrayList<>();
-    headers.forEach((k, v) -> recordHeaders.add(Header.of(k, v)));
+    for (String header : headers) {
+      int eq = header.indexOf('=');
+      if (eq < 1) {
+        throw new CliException("--header must be NAME=VALUE (got '" + header + "')", BrookCli.EXIT_USAGE);
+      }
+      recordHeaders.add(Header.of(header.substring(0, eq), header.substring(eq + 1)));
+    }
     ProducerConfig config = BrokerOption.check(() -> ProducerConfig.builder().broker(BrokerOption.current())
         .clientId("brook-cli").maxBlock(Duration.ofSeconds(5)).batchSize(batchSize).linger(Duration.ofMillis(lingerMs))
         .maxInFlightPerPartition(maxInFlight)        .durability(level).idempotence(!noIdempotence).build());

@@ -213,12 +213,13 @@ class CliIT {
   void formatShowsKeysValuesAndTheHeadersGivenToProduce() throws Exception {
     ok(brook("topic", "create", "headed"));
     Path lines = stdin("headed.txt", List.of("k1:v1", "no key here", ":empty key"));
-    ok(brook(lines, "produce", "headed", "-H", "a=1", "-H", "b=2", "--key-separator", ":"));
+    // A header name may repeat (records keep every header, in order).
+    ok(brook(lines, "produce", "headed", "-H", "a=1", "-H", "b=2", "-H", "a=3", "--key-separator", ":"));
 
     List<String> out = ok(brook("consume", "headed", "--format", "%o [%k] [%v] [%h] 100%%")).lines();
 
-    assertThat(out).containsExactly("0 [k1] [v1] [a=1,b=2] 100%", "1 [] [no key here] [a=1,b=2] 100%",
-        "2 [] [empty key] [a=1,b=2] 100%");
+    assertThat(out).containsExactly("0 [k1] [v1] [a=1,b=2,a=3] 100%", "1 [] [no key here] [a=1,b=2,a=3] 100%",
+        "2 [] [empty key] [a=1,b=2,a=3] 100%");
   }
 
   @Test
@@ -280,6 +281,10 @@ class CliIT {
     Exec.Result badFrom = brook("consume", "orders", "--from", "nonsense");
     assertThat(badFrom.exitCode()).as(badFrom.toString()).isEqualTo(2);
     assertThat(badFrom.stderr()).contains("--from must be earliest, latest or an offset, got 'nonsense'");
+
+    Exec.Result badHeader = brook(stdin("bad-header.txt", List.of("x")), "produce", "orders", "-H", "novalue");
+    assertThat(badHeader.exitCode()).as(badHeader.toString()).isEqualTo(2);
+    assertThat(badHeader.stderr()).contains("--header must be NAME=VALUE (got 'novalue')");
 
     Exec.Result badOption = brook("topic", "list", "--bogus");
     assertThat(badOption.exitCode()).as(badOption.toString()).isEqualTo(2);

@@ -78,6 +78,16 @@ clicks="$(bin/brook topic describe clicks)"
 check "topic describe clicks shows both limits and a 10m roll" bash -c \
   "grep -q 'retention.bytes=10737418240' <<<\"\$1\" && grep -q 'retention.ms=86400000' <<<\"\$1\" && grep -q 'segment.roll=10m' <<<\"\$1\"" _ "$clicks"
 
+# From Go: the README's example programs, against the same broker ($BROOK_BROKER).
+go_example() { (cd client-go && go run "./examples/$1" "${@:2}") 2>&1 || true; }
+out="$(go_example produce -topic orders -n 10)"
+check "go example produce: 10 records with offsets" test "$(grep -c '^produced partition=[0-9]* offset=[0-9]' <<<"$out")" -eq 10
+out="$(go_example consume -topic orders -n 10 -group go-billing)"
+check "go example consume: 10 records in a group" grep -q '^consumed 10 records$' <<<"$out"
+out="$(go_example ack -topic orders -n 10 -group go-workers)"
+check "go example ack: 10 acked, one nacked and delivered again" bash -c \
+  "grep -q '^acked 10 records\$' <<<\"\$1\" && grep -q 'attempt=2 .* -> ack' <<<\"\$1\"" _ "$out"
+
 # kill -9 and start again: same records at the same offsets, the next produce continues.
 before="$(bin/brook consume orders --from earliest --format '%p %o %v' | sort | md5sum)"
 kill -9 "$broker_pid"

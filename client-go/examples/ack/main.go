@@ -25,7 +25,7 @@ import (
 )
 
 func main() {
-	broker := flag.String("broker", "localhost:7070", "broker address, host:port")
+	broker := flag.String("broker", brokerAddress(), "broker address, host:port (default $BROOK_BROKER, else localhost:7070)")
 	topic := flag.String("topic", "", "topic to read")
 	group := flag.String("group", "example-ack", "ack-mode group")
 	n := flag.Int("n", 6, "stop after acking this many records")
@@ -103,4 +103,12 @@ func main() {
 		log.Printf("timed out after %v with %d of %d records acked", *timeout, acked, *n)
 		os.Exit(1)
 	}
+}
+
+// brokerAddress is $BROOK_BROKER (as for the brook CLI), else localhost:7070.
+func brokerAddress() string {
+	if addr := os.Getenv("BROOK_BROKER"); addr != "" {
+		return addr
+	}
+	return "localhost:7070"
 }

@@ -23,7 +23,7 @@ import (
 )
 
 func main() {
-	broker := flag.String("broker", "localhost:7070", "broker address, host:port")
+	broker := flag.String("broker", brokerAddress(), "broker address, host:port (default $BROOK_BROKER, else localhost:7070)")
 	topic := flag.String("topic", "", "topic to read")
 	group := flag.String("group", "example-consume", "consumer group")
 	n := flag.Int("n", 6, "stop after this many records")
@@ -91,4 +91,12 @@ func formatHeaders(hs []brook.Header) string {
 		parts[i] = h.Key + "=" + string(h.Value)
 	}
 	return strings.Join(parts, ",")
+}
+
+// brokerAddress is $BROOK_BROKER (as for the brook CLI), else localhost:7070.
+func brokerAddress() string {
+	if addr := os.Getenv("BROOK_BROKER"); addr != "" {
+		return addr
+	}
+	return "localhost:7070"
 }

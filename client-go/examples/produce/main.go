@@ -24,7 +24,7 @@ import (
 )
 
 func main() {
-	broker := flag.String("broker", "localhost:7070", "broker address, host:port")
+	broker := flag.String("broker", brokerAddress(), "broker address, host:port (default $BROOK_BROKER, else localhost:7070)")
 	topic := flag.String("topic", "", "topic to write to (it must exist)")
 	n := flag.Int("n", 6, "number of records")
 	timeout := flag.Duration("timeout", 30*time.Second, "give up after this long")
@@ -111,4 +111,12 @@ func formatHeaders(hs []brook.Header) string {
 		parts[i] = h.Key + "=" + string(h.Value)
 	}
 	return strings.Join(parts, ",")
+}
+
+// brokerAddress is $BROOK_BROKER (as for the brook CLI), else localhost:7070.
+func brokerAddress() string {
+	if addr := os.Getenv("BROOK_BROKER"); addr != "" {
+		return addr
+	}
+	return "localhost:7070"
 }

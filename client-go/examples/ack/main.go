@@ -28,7 +28,7 @@ func main() {
 	broker := flag.String("broker", brokerAddress(), "broker address, host:port (default $BROOK_BROKER, else localhost:7070)")
 	topic := flag.String("topic", "", "topic to read")
 	group := flag.String("group", "example-ack", "ack-mode group")
-	n := flag.Int("n", 6, "stop after acking this many records")
+	n := flag.Int("n", 6, "stop once this many records are acked and the nacked one came back")
 	timeout := flag.Duration("timeout", 30*time.Second, "stop after this long")
 	flag.Parse()
 	if *topic == "" {
@@ -51,14 +51,19 @@ func main() {
 		log.Fatalf("create group: %v", err)
 	}
 
-	c, err := brook.NewAckConsumer(brook.WithBroker(*broker), brook.WithGroup(*group), brook.WithTopics(*topic))
+	// Flow control: at most n records leased to this member at a time, so a
+	// run takes few more than it acks. Each leased record must be settled (or
+	// its lease extended) before the lease runs out, or it is delivered again.
+	c, err := brook.NewAckConsumer(brook.WithBroker(*broker), brook.WithGroup(*group), brook.WithTopics(*topic),
+		brook.WithMaxOutstandingRecords(int64(*n)))
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	nacked := false
+	var nacked *brook.AckRecord // the record handed back once, to show a redelivery
+	redelivered := false
 	acked := 0
-	for acked < *n {
+	for acked < *n || (nacked != nil && !redelivered) {
 		// Poll waits for leased records until ctx ends.
 		records, err := c.Poll(ctx)
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -68,16 +73,19 @@ func main() {
 			log.Fatalf("poll: %v", err)
 		}
 		for _, r := range records {
-			action := "ack"
-			if !nacked {
-				// Hand it back: delivered again at once (a delay may be given).
-				nacked = true
-				action = "nack"
-				err = c.Nack(r, 0)
-			} else {
+			var action string
+			switch {
+			case nacked == nil:
+				// Hand it back: it is delivered again at once (a delay may be given).
+				nacked, action, err = r, "nack", c.Nack(r, 0)
+			case r.Topic == nacked.Topic && r.Partition == nacked.Partition && r.Offset == nacked.Offset:
+				redelivered = true
+				acked++
+				action, err = "ack", c.Ack(r)
+			default:
 				// Done with it: never delivered again.
 				acked++
-				err = c.Ack(r)
+				action, err = "ack", c.Ack(r)
 			}
 			if err != nil {
 				log.Fatalf("%s: %v", action, err)

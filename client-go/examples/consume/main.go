@@ -60,14 +60,18 @@ func main() {
 		if err != nil {
 			log.Fatalf("poll: %v", err)
 		}
+		// Poll returns up to WithMaxPollRecords (500) records: take what is wanted.
+		if len(records) > *n-count {
+			records = records[:*n-count]
+		}
 		for _, r := range records {
 			fmt.Printf("consumed partition=%d offset=%d key=%s value=%s headers=%s\n",
 				r.Partition, r.Offset, r.Key, r.Value, formatHeaders(r.Headers))
 			count++
 		}
-		// Commit the positions after the records processed: a member that takes
-		// these partitions over later starts there.
-		if err := c.CommitSync(ctx); err != nil {
+		// Commit after the records processed (not the whole poll): a member that
+		// takes these partitions over later, or the next run, starts there.
+		if err := c.CommitRecords(ctx, records...); err != nil {
 			log.Fatalf("commit: %v", err)
 		}
 	}

@@ -73,7 +73,7 @@ func NewProducer(opts ...ProducerOption) (*Producer, error) {
 // promise (which may be nil) is called exactly once with the record (its
 // Partition, Offset and Timestamp set on success) and the result. Promises
 // are called one at a time from the producer's goroutine, in order per
-// partition: they must not block for long.
+// partition: they must not block for long, nor call Flush or Close.
 //
 // ctx bounds only the wait before the record is buffered (for the topic's
 // partition count, and for buffer space when WithMaxBufferedBytes is reached,
@@ -174,17 +174,23 @@ func (p *Producer) ProduceSync(ctx context.Context, records ...*Record) ProduceR
 }
 
 // Flush sends every buffered record without waiting for linger and waits
-// until all records produced so far are answered, or ctx ends.
+// until the records produced before it are answered (records produced
+// meanwhile do not hold it up), or ctx ends. It must not be called from a promise.
 func (p *Producer) Flush(ctx context.Context) error {
-	p.acc.beginFlush()
+	gen := p.acc.beginFlush()
 	defer p.acc.endFlush()
-	select {
-	case <-p.acc.idle():
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-p.done:
-		return ErrClientClosed
+	for {
+		done, progress := p.acc.flushed(gen)
+		if done {
+			return nil
+		}
+		select {
+		case <-progress:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.done:
+			return ErrClientClosed
+		}
 	}
 }
 
@@ -223,6 +229,9 @@ func (p *Producer) checkRecord(r *Record) error {
 		return fmt.Errorf("%w: the record has no topic", ErrInvalidRecord)
 	case p.cfg.manualPartitioner && r.Partition < 0:
 		return fmt.Errorf("%w: partition %d with WithManualPartitioner", ErrInvalidRecord, r.Partition)
+	case recordSize(r) > p.cfg.maxRequestBytes:
+		return fmt.Errorf("%w: the record is about %d bytes, more than a request may hold (WithMaxRequestBytes %d)",
+			ErrRecordTooLarge, recordSize(r), p.cfg.maxRequestBytes)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package brook
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -12,9 +13,10 @@ const recordOverhead = 24
 
 // pendingRecord is a record waiting for its answer.
 type pendingRecord struct {
-	rec     *Record
-	promise func(*Record, error)
-	size    int
+	rec      *Record
+	promise  func(*Record, error)
+	size     int
+	flushGen uint64 // the Flush generation it was produced in
 }
 
 // producerBatch is records for one partition, sent and answered together.
@@ -24,9 +26,12 @@ type producerBatch struct {
 	bytes    int
 	created  time.Time
 	deadline time.Time // created + delivery timeout
-	baseSeq  int32
-	hasSeq   bool // baseSeq is assigned (kept across retries)
-	sent     bool // sent at least once: the broker may have written it
+	// pos orders the partition's batches as they were made; the halves of a
+	// split batch share its span (pos, pos+width), so they keep its place.
+	pos, width float64
+	baseSeq    int32
+	hasSeq     bool // baseSeq is assigned (kept across resends)
+	sent       bool // sent at least once: the broker may have written it
 }
 
 // partitionQueue is one partition's batches: the one filling, and the closed
@@ -34,15 +39,21 @@ type producerBatch struct {
 type partitionQueue struct {
 	tp       TopicPartition
 	open     *producerBatch
-	queue    []*producerBatch
+	queue    []*producerBatch // sorted by pos
 	inFlight int
+	nextPos  float64
 	nextSeq  int32 // the sequence the next batch sent for the first time gets
 	// ackedNext is the sequence after the last acknowledged batch: what the broker expects next.
 	ackedNext int32
 	// paused after a failed batch: nothing more is sent until the batches in
-	// flight are back, then the queue is renumbered from nextSeq.
+	// flight are back, then the queue is renumbered from ackedNext.
 	paused    bool
 	notBefore time.Time // retry backoff after a retriable error
+}
+
+// stickyPartition is where a topic's keyless records go now.
+type stickyPartition struct {
+	current, partitions int32
 }
 
 // accumulator holds the records not yet answered: the producer's buffer.
@@ -54,24 +65,25 @@ type accumulator struct {
 	partitions  map[TopicPartition]*partitionQueue
 	order       []*partitionQueue // stable order for fair draining
 	rr          int               // where the next drain starts in order
-	sticky      map[string]int32  // keyless records: each topic's current partition
-	buffered    int64             // bytes of records not answered
-	outstanding int               // records not answered
+	sticky      map[string]*stickyPartition
+	buffered    int64 // bytes of records not answered
+	outstanding int   // records not answered
 	flushing    int
-	spaceFreed  chan struct{} // closed (and replaced) when bytes are released
-	idleCh      chan struct{} // closed while outstanding == 0
-	wakeCh      chan struct{} // wakes the sender
+	flushGen    uint64         // records produced now belong to this generation
+	genCount    map[uint64]int // records not answered, per generation
+	spaceFreed  chan struct{}  // closed (and replaced) when bytes are released
+	progress    chan struct{}  // closed (and replaced) when records are answered
+	wakeCh      chan struct{}  // wakes the sender
 }
 
 func newAccumulator(cfg *producerConfig) *accumulator {
-	idle := make(chan struct{})
-	close(idle)
 	return &accumulator{
 		cfg:        cfg,
 		partitions: map[TopicPartition]*partitionQueue{},
-		sticky:     map[string]int32{},
+		sticky:     map[string]*stickyPartition{},
+		genCount:   map[uint64]int{},
 		spaceFreed: make(chan struct{}),
-		idleCh:     idle,
+		progress:   make(chan struct{}),
 		wakeCh:     make(chan struct{}, 1),
 	}
 }
@@ -86,9 +98,9 @@ func recordSize(r *Record) int {
 
 // append buffers a record, waiting for space until ctx ends or the producer
 // closes. For a keyless record (sticky true) it chooses the partition: the
-// topic's current sticky partition, or the next one when the record does not
-// fit in that partition's batch, so that keyless records fill one partition's
-// batch after another (as Kafka's producer does).
+// topic's sticky partition, which moves to the next partition whenever its
+// batch is closed (full, or sent), so keyless records fill one partition's
+// batch after another, as Kafka's producer does.
 func (a *accumulator) append(ctx context.Context, closing <-chan struct{}, r *Record, promise func(*Record, error),
 	sticky bool, partitions int32) error {
 	size := recordSize(r)
@@ -113,18 +125,16 @@ func (a *accumulator) append(ctx context.Context, closing <-chan struct{}, r *Re
 	}
 	wake := false
 	if sticky {
-		cur, ok := a.sticky[r.Topic]
-		if !ok {
-			cur = int32(len(a.sticky)) // spread the topics' starting points
+		s := a.sticky[r.Topic]
+		if s == nil || s.partitions != partitions {
+			s = &stickyPartition{current: rand.Int32N(partitions), partitions: partitions}
+			a.sticky[r.Topic] = s
 		}
-		cur %= partitions
-		if q := a.partitions[TopicPartition{r.Topic, cur}]; q != nil && q.open != nil && a.overflows(q.open, size) {
-			a.closeBatch(q)
+		if q := a.partitions[TopicPartition{r.Topic, s.current}]; q != nil && q.open != nil && a.overflows(q.open, size) {
+			a.closeBatch(q) // moves s.current on
 			wake = true
-			cur = (cur + 1) % partitions
 		}
-		a.sticky[r.Topic] = cur
-		r.Partition = cur
+		r.Partition = s.current
 	}
 	tp := TopicPartition{Topic: r.Topic, Partition: r.Partition}
 	q := a.partitions[tp]
@@ -139,28 +149,23 @@ func (a *accumulator) append(ctx context.Context, closing <-chan struct{}, r *Re
 	}
 	if q.open == nil {
 		now := time.Now()
-		q.open = &producerBatch{tp: tp, created: now, deadline: now.Add(a.cfg.deliveryTimeout)}
+		q.open = &producerBatch{tp: tp, created: now, deadline: now.Add(a.cfg.deliveryTimeout), pos: q.nextPos, width: 1}
+		q.nextPos++
 		wake = true // a new linger deadline the sender must know of
 	}
-	q.open.records = append(q.open.records, pendingRecord{rec: r, promise: promise, size: size})
+	q.open.records = append(q.open.records, pendingRecord{rec: r, promise: promise, size: size, flushGen: a.flushGen})
 	q.open.bytes += size
 	if q.open.bytes >= a.cfg.batchBytes {
 		a.closeBatch(q)
 		wake = true
-		if sticky {
-			a.sticky[r.Topic] = (r.Partition + 1) % partitions
-		}
 	}
 	a.buffered += int64(size)
-	if a.outstanding == 0 {
-		a.idleCh = make(chan struct{})
-	}
 	a.outstanding++
+	a.genCount[a.flushGen]++
 	a.mu.Unlock()
 	if wake || a.cfg.linger == 0 {
 		a.wake()
 	}
-
 	return nil
 }
 
@@ -169,10 +174,14 @@ func (a *accumulator) overflows(b *producerBatch, size int) bool {
 	return len(b.records) > 0 && b.bytes+size > a.cfg.batchBytes
 }
 
-// closeBatch moves the partition's open batch to its queue.
+// closeBatch moves the partition's open batch to its queue; if the partition
+// is its topic's sticky one, keyless records move on to the next.
 func (a *accumulator) closeBatch(q *partitionQueue) {
 	q.queue = append(q.queue, q.open)
 	q.open = nil
+	if s := a.sticky[q.tp.Topic]; s != nil && s.current == q.tp.Partition {
+		s.current = (s.current + 1) % s.partitions
+	}
 }
 
 // wake makes the sender look at the accumulator again.
@@ -183,11 +192,16 @@ func (a *accumulator) wake() {
 	}
 }
 
-func (a *accumulator) beginFlush() {
+// beginFlush makes every buffered record sendable at once and returns the
+// generation to wait for: the records produced before this call.
+func (a *accumulator) beginFlush() uint64 {
 	a.mu.Lock()
 	a.flushing++
+	gen := a.flushGen
+	a.flushGen++
 	a.mu.Unlock()
 	a.wake()
+	return gen
 }
 
 func (a *accumulator) endFlush() {
@@ -196,41 +210,61 @@ func (a *accumulator) endFlush() {
 	a.mu.Unlock()
 }
 
-// idle is closed while no record waits for its answer.
-func (a *accumulator) idle() <-chan struct{} {
+// flushed reports whether every record of generations up to gen is answered,
+// and else a channel closed at the next answer.
+func (a *accumulator) flushed(gen uint64) (bool, <-chan struct{}) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.idleCh
+	for g := range a.genCount {
+		if g <= gen {
+			return false, a.progress
+		}
+	}
+	return true, nil
 }
 
-// release forgets answered records: frees their buffer space.
-func (a *accumulator) release(records []pendingRecord) {
+// releaseBytes frees answered records' buffer space (before their promises
+// run, so that a promise that produces again finds room).
+func (a *accumulator) releaseBytes(records []pendingRecord) {
 	var bytes int64
 	for _, r := range records {
 		bytes += int64(r.size)
 	}
 	a.mu.Lock()
 	a.buffered -= bytes
-	a.outstanding -= len(records)
-	if a.outstanding == 0 {
-		close(a.idleCh)
-	}
 	close(a.spaceFreed)
 	a.spaceFreed = make(chan struct{})
+	a.mu.Unlock()
+}
+
+// answered counts records as answered (after their promises ran).
+func (a *accumulator) answered(records []pendingRecord) {
+	a.mu.Lock()
+	a.outstanding -= len(records)
+	for _, r := range records {
+		if a.genCount[r.flushGen]--; a.genCount[r.flushGen] == 0 {
+			delete(a.genCount, r.flushGen)
+		}
+	}
+	close(a.progress)
+	a.progress = make(chan struct{})
 	a.mu.Unlock()
 }
 
 // drained is what the sender takes for one request.
 type drained struct {
 	batches []*producerBatch
-	// wakeAt is when something becomes due (a linger or a backoff ends); zero: nothing waits.
+	// wakeAt is when something becomes due (a linger, a backoff or a delivery
+	// timeout ends); zero: nothing waits.
 	wakeAt time.Time
 }
 
 // drain takes the batches to send now: at most one per partition, within
 // the in-flight limit and maxRequestBytes; and closes open batches whose
-// linger is over (all of them when flushing or closing).
-func (a *accumulator) drain(now time.Time, closing bool, inFlightRequests int) drained {
+// linger is over (all of them when flushing or closing). With onlyNumbered,
+// only batches that keep sequence numbers from an earlier send are taken
+// (before the producer takes a new epoch).
+func (a *accumulator) drain(now time.Time, closing bool, inFlightRequests int, onlyNumbered bool) drained {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var d drained
@@ -249,9 +283,14 @@ func (a *accumulator) drain(now time.Time, closing bool, inFlightRequests int) d
 				a.closeBatch(q)
 			} else {
 				due(q.open.created.Add(a.cfg.linger))
+				due(q.open.deadline)
 			}
 		}
-		if len(q.queue) == 0 || q.paused || q.inFlight >= a.cfg.maxInFlight || inFlightRequests >= maxInFlightRequests {
+		if len(q.queue) == 0 {
+			continue
+		}
+		due(q.queue[0].deadline)
+		if q.paused || q.inFlight >= a.cfg.maxInFlight || inFlightRequests >= maxInFlightRequests {
 			continue
 		}
 		if now.Before(q.notBefore) {
@@ -259,6 +298,9 @@ func (a *accumulator) drain(now time.Time, closing bool, inFlightRequests int) d
 			continue
 		}
 		b := q.queue[0]
+		if onlyNumbered && !b.hasSeq {
+			continue
+		}
 		if len(d.batches) > 0 && requestBytes+b.bytes > a.cfg.maxRequestBytes {
 			continue
 		}
@@ -271,6 +313,29 @@ func (a *accumulator) drain(now time.Time, closing bool, inFlightRequests int) d
 		a.rr = (a.rr + 1) % n
 	}
 	return d
+}
+
+// anyNumbered reports whether some partition's next batch keeps sequence
+// numbers from an earlier send (to go again under the current epoch before a
+// new one). Numbers behind a batch without one are dropped: they cannot go
+// before it, so they are renumbered in the new epoch.
+func (a *accumulator) anyNumbered() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	any := false
+	for _, q := range a.order {
+		if len(q.queue) == 0 {
+			continue
+		}
+		if q.queue[0].hasSeq {
+			any = true
+			continue
+		}
+		for _, b := range q.queue {
+			b.hasSeq = false
+		}
+	}
+	return any
 }
 
 // takeExpired takes out the batches not in flight whose delivery timeout
@@ -299,32 +364,51 @@ func (a *accumulator) takeExpired(now time.Time) []*producerBatch {
 	return expired
 }
 
-// requeue puts batches that were in flight (in the order they were sent)
-// back in their partitions' queues, to be sent again.
+// requeue puts batches that were in flight back in their partitions' queues,
+// to be sent again, and ends the pauses that waited for them.
 func (a *accumulator) requeue(batches []*producerBatch) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	byQueue := map[*partitionQueue][]*producerBatch{}
+	touched := map[*partitionQueue]bool{}
 	for _, b := range batches {
 		q := a.partitions[b.tp]
 		q.inFlight--
-		byQueue[q] = append(byQueue[q], b)
+		q.putBack(b)
+		touched[q] = true
 	}
-	for q, bs := range byQueue {
-		q.putBack(bs)
+	for q := range touched {
+		q.resumeIfIdle()
 	}
 }
 
-// putBack queues batches that were sent to be sent again: after those put
-// back before them (their answers came first, so they were sent first) and
-// before those never sent. Called with the accumulator locked.
-func (q *partitionQueue) putBack(bs []*producerBatch) {
-	i := 0
-	for i < len(q.queue) && q.queue[i].sent {
-		i++
+// putBack queues a batch again at its place (by pos). Called with the accumulator locked.
+func (q *partitionQueue) putBack(b *producerBatch) {
+	i := len(q.queue)
+	for i > 0 && q.queue[i-1].pos > b.pos {
+		i--
 	}
-	rest := append([]*producerBatch(nil), q.queue[i:]...)
-	q.queue = append(append(q.queue[:i], bs...), rest...)
+	q.queue = append(q.queue, nil)
+	copy(q.queue[i+1:], q.queue[i:])
+	q.queue[i] = b
+}
+
+// resumeIfIdle ends a pause once no batch of the partition is in flight:
+// the queue is renumbered from the last acknowledged sequence, so a batch
+// that failed for good leaves no gap. Called with the accumulator locked.
+func (q *partitionQueue) resumeIfIdle() {
+	if q.paused && q.inFlight == 0 {
+		q.paused = false
+		q.renumberQueue()
+	}
+}
+
+// renumberQueue makes the queued batches take sequences again from ackedNext,
+// at their next send. Called with the accumulator locked.
+func (q *partitionQueue) renumberQueue() {
+	for _, b := range q.queue {
+		b.hasSeq = false
+	}
+	q.nextSeq = q.ackedNext
 }
 
 // abandonAll takes every record still buffered (at Close when its context ended).
@@ -348,4 +432,9 @@ func (a *accumulator) empty() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.outstanding == 0
+}
+
+// seqAdd advances a sequence number; sequences wrap at 2^31, as the broker's.
+func seqAdd(seq int32, n int) int32 {
+	return int32((int64(seq) + int64(n)) % (1 << 31))
 }

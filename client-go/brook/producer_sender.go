@@ -28,12 +28,16 @@ type sender struct {
 	hasID         bool
 	needEpochBump bool
 
-	stream       *produceStream
-	inFlight     []*inFlightRequest
-	nextCorr     uint64
-	lastProgress time.Time
-	retryAt      time.Time // no stream or InitProducer before this (backoff)
-	backoff      *backoff
+	stream   *produceStream
+	inFlight []*inFlightRequest
+	// lastHead is the first batch of the oldest request when the stream last
+	// broke, and sameHeadBreaks how many times in a row the stream broke there.
+	lastHead       *producerBatch
+	sameHeadBreaks int
+	nextCorr       uint64
+	lastProgress   time.Time
+	retryAt        time.Time // no stream or InitProducer before this (backoff)
+	backoff        *backoff
 }
 
 type inFlightRequest struct {
@@ -79,12 +83,16 @@ func (s *sender) run(ctx context.Context) {
 		if s.stream != nil {
 			events = s.stream.events
 		}
+		closingCh := s.p.closing
+		if closing {
+			closingCh = nil // closed: it would be ready at every turn
+		}
 		select {
 		case <-s.acc.wakeCh:
 		case <-timer.C:
 		case ev := <-events:
 			s.handle(ev)
-		case <-s.p.closing:
+		case <-closingCh:
 		case <-s.p.abort:
 		case <-ctx.Done():
 			s.failEverything(ErrClientClosed)
@@ -107,13 +115,14 @@ func (s *sender) step(ctx context.Context, now time.Time, closing bool) time.Tim
 	if now.Before(s.retryAt) {
 		return s.retryAt
 	}
-	if s.cfg.idempotent && (!s.hasID || s.needEpochBump) {
-		if len(s.inFlight) > 0 {
-			return time.Time{} // bump the epoch once every answer is in
-		}
-		if s.acc.empty() {
-			return time.Time{}
-		}
+	if s.acc.empty() && len(s.inFlight) == 0 {
+		return time.Time{}
+	}
+	// A new epoch restarts every sequence at 0. Before it, the batches that keep
+	// their numbers from an earlier send go again under the old epoch, so the
+	// broker recognises those it wrote already; the others wait.
+	bumping := s.cfg.idempotent && s.needEpochBump
+	if s.cfg.idempotent && (!s.hasID || bumping) && len(s.inFlight) == 0 && !s.acc.anyNumbered() {
 		if err := s.initProducer(ctx); err != nil {
 			s.retryAt = now.Add(s.backoffDelay())
 			if !isRetriable(err) {
@@ -121,17 +130,18 @@ func (s *sender) step(ctx context.Context, now time.Time, closing bool) time.Tim
 			}
 			return s.retryAt
 		}
+		bumping = false
+	}
+	if s.cfg.idempotent && !s.hasID {
+		return time.Time{}
 	}
 	if s.stream == nil {
-		if s.acc.empty() {
-			return time.Time{}
-		}
 		if err := s.openStream(ctx); err != nil {
 			s.retryAt = now.Add(s.backoffDelay())
 			return s.retryAt
 		}
 	}
-	d := s.acc.drain(now, closing, len(s.inFlight))
+	d := s.acc.drain(now, closing, len(s.inFlight), bumping)
 	if len(d.batches) > 0 {
 		s.send(d.batches)
 		return now // look again at once: more may be ready
@@ -157,16 +167,14 @@ func (s *sender) initProducer(ctx context.Context) error {
 		return callError(err)
 	}
 	s.producerID, s.epoch, s.hasID = resp.GetProducerId(), resp.GetProducerEpoch(), true
-	if s.needEpochBump {
-		// A new epoch starts every partition's sequence at 0.
-		s.acc.mu.Lock()
-		for _, q := range s.acc.order {
-			q.ackedNext = 0
-			q.renumberQueue()
-		}
-		s.acc.mu.Unlock()
-		s.needEpochBump = false
+	// A new id or epoch starts every partition's sequence at 0.
+	s.acc.mu.Lock()
+	for _, q := range s.acc.order {
+		q.ackedNext = 0
+		q.renumberQueue()
 	}
+	s.acc.mu.Unlock()
+	s.needEpochBump = false
 	return nil
 }
 
@@ -183,7 +191,7 @@ func (s *sender) send(batches []*producerBatch) {
 		q := s.acc.partitions[b.tp]
 		if !b.hasSeq {
 			b.baseSeq, b.hasSeq = q.nextSeq, true
-			q.nextSeq += int32(len(b.records))
+			q.nextSeq = seqAdd(q.nextSeq, len(b.records))
 		}
 		b.sent = true
 		req.Batches[i] = b.proto(s.cfg.idempotent)
@@ -194,8 +202,12 @@ func (s *sender) send(batches []*producerBatch) {
 		s.lastProgress = time.Now()
 	}
 	s.inFlight = append(s.inFlight, &inFlightRequest{corr: s.nextCorr, batches: batches})
-	if err := s.stream.stream.Send(&brookv1.ProduceStreamRequest{CorrelationId: s.nextCorr, Request: req}); err != nil &&
-		!errors.Is(err, io.EOF) {
+	// Send blocks while the broker reads nothing (HTTP/2 flow control): a
+	// watchdog ends the stream after the request timeout, which unblocks it.
+	watchdog := time.AfterFunc(s.cfg.requestTimeout, s.stream.cancel)
+	err := s.stream.stream.Send(&brookv1.ProduceStreamRequest{CorrelationId: s.nextCorr, Request: req})
+	watchdog.Stop()
+	if err != nil && !errors.Is(err, io.EOF) {
 		s.breakStream(callError(err)) // io.EOF: the stream ended, and its receiver reports why
 	}
 }
@@ -261,8 +273,9 @@ func (s *sender) complete(b *producerBatch, r *brookv1.ProduceResult) {
 		q := s.acc.partitions[b.tp]
 		q.inFlight--
 		if s.cfg.idempotent {
-			q.ackedNext = b.baseSeq + int32(len(b.records))
+			q.ackedNext = seqAdd(b.baseSeq, len(b.records))
 		}
+		s.sameHeadBreaks = 0
 		q.resumeIfIdle()
 		s.acc.mu.Unlock()
 		appended := time.UnixMilli(r.GetAppendTimeMs())
@@ -284,10 +297,17 @@ func (s *sender) complete(b *producerBatch, r *brookv1.ProduceResult) {
 	q.paused = true // nothing more for this partition until its answers are in, then renumber
 	var retry []*producerBatch
 	switch {
-	case code == brookv1.ErrorCode_ERROR_CODE_OUT_OF_ORDER_SEQUENCE && wasPaused:
-		retry = []*producerBatch{b} // behind a batch that failed: renumbered and sent again
+	case code == brookv1.ErrorCode_ERROR_CODE_OUT_OF_ORDER_SEQUENCE && s.cfg.idempotent:
+		// Not written. Behind a batch that failed (or expired): numbered again and
+		// resent. Otherwise the broker's count differs from ours: a new epoch restarts both.
+		if !wasPaused {
+			s.needEpochBump = true
+		}
+		b.hasSeq = false
+		retry = []*producerBatch{b}
 	case code == brookv1.ErrorCode_ERROR_CODE_UNKNOWN_PRODUCER_ID && s.cfg.idempotent:
 		s.needEpochBump = true
+		b.hasSeq = false
 		retry = []*producerBatch{b}
 	case recordFault[code] && len(b.records) > 1:
 		retry = b.split() // until the record at fault is alone, and fails alone
@@ -298,8 +318,8 @@ func (s *sender) complete(b *producerBatch, r *brookv1.ProduceResult) {
 			s.p.meta.forget(b.tp.Topic)
 		}
 	}
-	if retry != nil {
-		q.putBack(retry)
+	for _, r := range retry {
+		q.putBack(r)
 	}
 	q.resumeIfIdle()
 	s.acc.mu.Unlock()
@@ -313,25 +333,6 @@ var recordFault = map[brookv1.ErrorCode]bool{
 	brookv1.ErrorCode_ERROR_CODE_RECORD_TOO_LARGE: true,
 	brookv1.ErrorCode_ERROR_CODE_BATCH_TOO_LARGE:  true,
 	brookv1.ErrorCode_ERROR_CODE_INVALID_RECORD:   true,
-}
-
-// resumeIfIdle ends a pause once no batch of the partition is in flight:
-// the queue is renumbered from the last acknowledged sequence, so a batch
-// that failed for good leaves no gap. Called with the accumulator locked.
-func (q *partitionQueue) resumeIfIdle() {
-	if q.paused && q.inFlight == 0 {
-		q.paused = false
-		q.renumberQueue()
-	}
-}
-
-// renumberQueue makes the queued batches take sequences again from ackedNext,
-// at their next send. Called with the accumulator locked.
-func (q *partitionQueue) renumberQueue() {
-	for _, b := range q.queue {
-		b.hasSeq = false
-	}
-	q.nextSeq = q.ackedNext
 }
 
 // split halves a batch the broker found too large.
@@ -348,26 +349,28 @@ func (b *producerBatch) split() []*producerBatch {
 		second.bytes += r.size
 	}
 	first.hasSeq, second.hasSeq = false, false
+	first.width, second.width = b.width/2, b.width/2
+	second.pos = b.pos + b.width/2
 	return []*producerBatch{&first, &second}
 }
 
-// expire fails a queued batch whose delivery timeout passed. If it was ever
-// sent, the broker may have written it: its sequence numbers cannot be given
-// to other records, so the producer takes a new epoch.
+// expire fails a queued batch whose delivery timeout passed. A batch never
+// sent used no sequence numbers. One that was sent may have been written, so
+// its numbers cannot be given to other records: the producer takes a new
+// epoch (after the batches still in flight or numbered have gone again).
 func (s *sender) expire(b *producerBatch) {
-	s.acc.mu.Lock()
-	q := s.acc.partitions[b.tp]
 	if b.sent && s.cfg.idempotent {
 		s.needEpochBump = true
 	}
-	q.renumberQueue()
-	s.acc.mu.Unlock()
 	s.finish(b, fmt.Errorf("%w: %d records for %s/%d not answered in %v", ErrDeliveryTimeout,
 		len(b.records), b.tp.Topic, b.tp.Partition, s.cfg.deliveryTimeout))
 }
 
 // breakStream ends the current stream; every batch still in flight is queued
-// again, with its sequence numbers, for the next stream.
+// again, with its sequence numbers, for the next stream (the broker drops
+// the ones it wrote already). A request that ends the stream again and again
+// (poisonStreamBreaks times in a row) is refused: it is made smaller if the
+// broker reset the stream or found it too large, else it fails.
 func (s *sender) breakStream(err error) {
 	s.closeStream()
 	var batches []*producerBatch
@@ -380,49 +383,31 @@ func (s *sender) breakStream(err error) {
 	}
 	s.inFlight = nil
 	s.acc.requeue(batches)
-	switch {
-	case head == nil || transientStreamError(err):
-	case errors.Is(err, ErrRequestTooLarge):
-		// A request over the broker's max.request.bytes is refused whole: make the
-		// first request's batches smaller, or fail a single record too large alone.
+	s.retryAt = time.Now().Add(s.backoffDelay())
+	if head == nil {
+		return
+	}
+	if head.batches[0] == s.lastHead {
+		s.sameHeadBreaks++
+	} else {
+		s.lastHead, s.sameHeadBreaks = head.batches[0], 1
+	}
+	if s.sameHeadBreaks < poisonStreamBreaks {
+		return
+	}
+	s.lastHead, s.sameHeadBreaks = nil, 0
+	if errors.Is(err, ErrRequestTooLarge) || errors.Is(err, context.Canceled) {
 		s.shrink(head, err)
-	default:
-		// The broker ends the stream at the first request it cannot take: that one fails.
+	} else {
 		s.failRequest(head, err)
 	}
-	s.retryAt = time.Now().Add(s.backoffDelay())
 }
 
-// transientStreamError: the broker went away or was silent (or the call was
-// cancelled under it); the same requests may succeed on a new stream.
-func transientStreamError(err error) bool {
-	return isRetriable(err) || errors.Is(err, ErrBrokerUnavailable) || errors.Is(err, context.Canceled)
-}
+// poisonStreamBreaks is how many times in a row one request may end the stream before it is refused.
+const poisonStreamBreaks = 3
 
-// failRequest fails the batches of a request the broker refused whole. The
-// broker may have written some of them before it refused, so their sequence
-// numbers cannot be reused: the producer takes a new epoch.
-func (s *sender) failRequest(req *inFlightRequest, err error) {
-	s.acc.mu.Lock()
-	for _, b := range req.batches {
-		q := s.acc.partitions[b.tp]
-		for i, queued := range q.queue {
-			if queued == b {
-				q.queue = append(q.queue[:i:i], q.queue[i+1:]...)
-				break
-			}
-		}
-		q.renumberQueue()
-	}
-	if s.cfg.idempotent {
-		s.needEpochBump = true
-	}
-	s.acc.mu.Unlock()
-	for _, b := range req.batches {
-		s.finish(b, err)
-	}
-}
-
+// shrink halves the batches of a request the broker reset the stream at (a
+// request over its max.request.bytes), and fails a single record alone.
 func (s *sender) shrink(head *inFlightRequest, err error) {
 	s.acc.mu.Lock()
 	var failed []*producerBatch
@@ -439,22 +424,52 @@ func (s *sender) shrink(head *inFlightRequest, err error) {
 				rest := append(b.split(), q.queue[i+1:]...)
 				q.queue = append(q.queue[:i], rest...)
 			}
-			q.renumberQueue()
 			break
 		}
 	}
+	s.bumpAfterRefusal()
 	s.acc.mu.Unlock()
 	for _, b := range failed {
+		s.finish(b, fmt.Errorf("%w: the broker ended the stream at this record %d times: %w",
+			ErrRequestTooLarge, poisonStreamBreaks, err))
+	}
+}
+
+// failRequest fails the batches of a request that ended the stream every time it was sent.
+func (s *sender) failRequest(req *inFlightRequest, err error) {
+	s.acc.mu.Lock()
+	for _, b := range req.batches {
+		q := s.acc.partitions[b.tp]
+		for i, queued := range q.queue {
+			if queued == b {
+				q.queue = append(q.queue[:i:i], q.queue[i+1:]...)
+				break
+			}
+		}
+	}
+	s.bumpAfterRefusal()
+	s.acc.mu.Unlock()
+	for _, b := range req.batches {
 		s.finish(b, err)
+	}
+}
+
+// bumpAfterRefusal: a refused request may have been written, or left a gap,
+// so the sequences after it cannot be trusted: a new epoch, once the
+// numbered batches have gone again under the old one. Called with the accumulator locked.
+func (s *sender) bumpAfterRefusal() {
+	if s.cfg.idempotent {
+		s.needEpochBump = true
 	}
 }
 
 // finish calls the batch's promises and frees its buffer space.
 func (s *sender) finish(b *producerBatch, err error) {
+	s.acc.releaseBytes(b.records)
 	for _, pr := range b.records {
 		pr.promise(pr.rec, err)
 	}
-	s.acc.release(b.records)
+	s.acc.answered(b.records)
 }
 
 // failQueued fails every batch not in flight (InitProducer was refused for good).

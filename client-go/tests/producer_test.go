@@ -264,3 +264,65 @@ func TestInvalidOptionsAreAllNamedInOneError(t *testing.T) {
 		t.Fatalf("no broker: %v", err)
 	}
 }
+
+// Flush waits for the records produced before it, not for a moment when
+// nothing is buffered: other goroutines producing all along do not hold it up.
+func TestFlushReturnsWhileOthersKeepProducing(t *testing.T) {
+	b := sharedBroker
+	topic := b.createTopic(t, 2, nil)
+	p := newProducer(t, b, brook.WithLinger(20*time.Millisecond))
+	ctx := testCtx(t, 60*time.Second)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := 0; g < 2; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 2_000_000; i++ { // bounded; stopped long before
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				p.Produce(ctx, &brook.Record{Topic: topic, Value: []byte("busy")}, nil)
+			}
+		}()
+	}
+	defer func() { close(stop); wg.Wait() }()
+	var firstErr error
+	var answered atomic.Bool
+	p.Produce(ctx, &brook.Record{Topic: topic, Value: []byte("before flush")}, func(_ *brook.Record, err error) {
+		firstErr = err
+		answered.Store(true)
+	})
+	flushCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := p.Flush(flushCtx); err != nil {
+		t.Fatalf("Flush while others produce: %v", err)
+	}
+	if !answered.Load() || firstErr != nil {
+		t.Fatalf("Flush returned before the record produced before it was answered (answered %v, err %v)",
+			answered.Load(), firstErr)
+	}
+}
+
+// A record larger than a request may hold fails at once, alone.
+func TestARecordLargerThanARequestFailsAtOnce(t *testing.T) {
+	b := sharedBroker
+	topic := b.createTopic(t, 1, nil)
+	p := newProducer(t, b, brook.WithMaxRequestBytes(64<<10))
+	ctx := testCtx(t, 30*time.Second)
+	results := p.ProduceSync(ctx,
+		&brook.Record{Topic: topic, Value: []byte("small")},
+		&brook.Record{Topic: topic, Value: make([]byte, 100<<10)},
+		&brook.Record{Topic: topic, Value: []byte("small too")})
+	if !errors.Is(results[1].Err, brook.ErrRecordTooLarge) {
+		t.Fatalf("the large record: %v", results[1].Err)
+	}
+	if results[0].Err != nil || results[2].Err != nil {
+		t.Fatalf("the small ones: %v, %v", results[0].Err, results[2].Err)
+	}
+	if got := len(b.fetchAll(t, topic, 0)); got != 2 {
+		t.Fatalf("%d records stored, want 2", got)
+	}
+}

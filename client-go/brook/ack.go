@@ -222,7 +222,7 @@ func (c *AckConsumer) Poll(ctx context.Context) ([]*AckRecord, error) {
 
 // Ack settles the record: it is done and never delivered again. The ack is
 // queued and sent with the next batch (see Flush); the call that fills a
-// batch (WithAckMaxBatch) sends it, and may wait for the stream to take it.
+// batch (WithAckMaxBatch) wakes the sending goroutine, and never waits for the stream.
 // Ack, Nack, Reject and ExtendLease fail only for a nil record, an argument
 // out of range (ErrInvalidRequest) or after Close (ErrClientClosed); what the
 // broker refuses comes from Flush or the failure handler.
@@ -317,8 +317,16 @@ func (c *AckConsumer) Close(ctx context.Context) error {
 		return nil
 	}
 	close(c.closedCh)
-	<-c.flusherDone
 	var errs []error
+	select {
+	case <-c.flusherDone:
+	case <-ctx.Done():
+		// The flusher is stuck in a Send the broker does not read: ending the
+		// stream's context unblocks it.
+		c.runCancel()
+		<-c.flusherDone
+		errs = append(errs, fmt.Errorf("brook: ack consumer close: the broker read nothing: %w", ctx.Err()))
+	}
 	c.mu.Lock()
 	s := c.stream
 	member := ""
@@ -360,7 +368,7 @@ func (c *AckConsumer) queue(rec *AckRecord, kind ackKind, millis int32) error {
 	n := c.pending.add(ackKey{topic: rec.Topic, partition: rec.Partition, kind: kind, millis: millis}, rec.Offset)
 	c.queued.Add(1)
 	if n >= c.cfg.maxBatch || c.cfg.flushInterval == 0 {
-		c.sendPending()
+		c.kickFlush() // the flusher sends: Ack never blocks on the stream's flow control
 	}
 	return nil
 }

@@ -302,6 +302,9 @@ func (c *Consumer) ensureMember(ctx context.Context) error {
 		case consumerRevokePending:
 			if c.cfg.autoCommitOn() {
 				c.autoCommitQuietly(ctx, true)
+				if m.pending() == consumerLostPending {
+					continue // the commit found the member fenced: its partitions are lost, not revoked
+				}
 			}
 			c.revoke(ctx)
 		case consumerJoinPending:
@@ -555,10 +558,15 @@ func (c *Consumer) Close(ctx context.Context) error {
 	var errs []error
 	acquired := false
 	select {
-	case c.pollSem <- struct{}{}:
+	case c.pollSem <- struct{}{}: // no Poll running: taken even when ctx has ended already
 		acquired = true
-	case <-ctx.Done():
-		errs = append(errs, fmt.Errorf("brook: Close: a Poll did not return: %w", ctx.Err()))
+	default:
+		select {
+		case c.pollSem <- struct{}{}:
+			acquired = true
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("brook: Close: a Poll did not return: %w", ctx.Err()))
+		}
 	}
 	if acquired {
 		errs = append(errs, c.closeGracefully(ctx))

@@ -2,6 +2,7 @@ package brook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -21,10 +22,39 @@ func (c *Consumer) CommitSync(ctx context.Context) error {
 	if c.isClosed() {
 		return ErrClientClosed
 	}
-	c.mu.Lock()
-	offsets := c.parts.knownPositions()
-	c.mu.Unlock()
-	return c.commit(ctx, offsets, true)
+	offsets, memberID, generation, err := c.positionsInMembership()
+	if err != nil {
+		return err
+	}
+	return c.commitAs(ctx, memberID, generation, offsets, true)
+}
+
+// positionsInMembership takes the positions together with the membership
+// they belong to: a rebalance between the two would send positions of
+// partitions given to another member under the new generation, which the
+// broker accepts.
+func (c *Consumer) positionsInMembership() (map[TopicPartition]int64, string, int32, error) {
+	for attempt := 0; attempt < 10; attempt++ {
+		memberID, generation, err := c.commitMembership()
+		c.mu.Lock()
+		offsets := c.parts.knownPositions()
+		c.mu.Unlock()
+		var config *ConfigError
+		if len(offsets) == 0 && !errors.As(err, &config) {
+			return offsets, memberID, generation, nil // nothing to commit: not an error, as before a join
+		}
+		if err != nil {
+			return nil, "", 0, err
+		}
+		afterID, afterGeneration, err := c.commitMembership()
+		if err != nil {
+			return nil, "", 0, err
+		}
+		if afterID == memberID && afterGeneration == generation {
+			return offsets, memberID, generation, nil
+		}
+	}
+	return nil, "", 0, fmt.Errorf("%w: the group kept rebalancing while the positions were read", ErrCommitFailed)
 }
 
 // CommitOffsets commits these offsets, each the next offset to read of its
@@ -62,12 +92,14 @@ func (c *Consumer) CommitRecords(ctx context.Context, records ...*Record) error 
 // on the goroutine of a later Poll, CommitSync or Close, which waits for
 // async commits still under way.
 func (c *Consumer) CommitAsync(offsets map[TopicPartition]int64, onDone func(offsets map[TopicPartition]int64, err error)) {
+	var memberID string
+	var generation int32
+	var err error
 	if offsets == nil {
-		c.mu.Lock()
-		offsets = c.parts.knownPositions()
-		c.mu.Unlock()
+		offsets, memberID, generation, err = c.positionsInMembership()
 	} else {
 		offsets = maps.Clone(offsets)
+		memberID, generation, err = c.commitMembership()
 	}
 	if c.isClosed() {
 		if onDone != nil {
@@ -76,7 +108,6 @@ func (c *Consumer) CommitAsync(offsets map[TopicPartition]int64, onDone func(off
 		return
 	}
 	c.asyncStarted()
-	memberID, generation, err := c.commitMembership()
 	if err == nil && len(offsets) > 0 {
 		started := c.spawn(func() {
 			err := c.commitOnce(c.lifetime, memberID, generation, offsets)
@@ -173,6 +204,17 @@ func (c *Consumer) commit(ctx context.Context, offsets map[TopicPartition]int64,
 	if err != nil {
 		return err
 	}
+	return c.commitAs(ctx, memberID, generation, offsets, retry)
+}
+
+// commitAs commits offsets as this member and generation.
+func (c *Consumer) commitAs(ctx context.Context, memberID string, generation int32, offsets map[TopicPartition]int64,
+	retry bool) error {
+	if len(offsets) == 0 {
+		c.runAsyncCallbacks()
+		return nil
+	}
+	var err error
 	once := func(ctx context.Context) error { return c.commitOnce(ctx, memberID, generation, offsets) }
 	if retry {
 		err = c.retrying(ctx, once)

@@ -234,6 +234,9 @@ func (m *consumerMembership) runJoin(j *consumerJoin, memberID string) {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
+		// Close ran while the join was under way and could not leave under this
+		// id, which it did not know: leave now, so the group need not wait for it.
+		m.leave(context.Background(), resp.GetMemberId())
 		j.err = ErrClientClosed
 		return
 	}

@@ -398,3 +398,54 @@ func TestConsumerLeavesWhenPollStops(t *testing.T) {
 		t.Errorf("after the next Poll: %+v, lost %v", md, lost)
 	}
 }
+
+// When a rebalance is asked and the auto commit before the revoke finds the
+// member fenced, its partitions are lost, not revoked: WithOnLost runs, not
+// WithOnRevoked (which would tell the application it still owns them).
+func TestConsumerFencedAtTheRevokeCommitReportsLost(t *testing.T) {
+	fake := &consumerFakeGroups{}
+	addr := consumerStartFake(t, fake)
+	var mu sync.Mutex
+	var events []string
+	note := func(what string, tps []TopicPartition) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, fmt.Sprintf("%s%v", what, tps))
+	}
+	c, err := NewConsumer(WithBroker(addr), WithGroup("g"), WithTopics("t"), WithAutoCommit(true),
+		WithFetchMaxWait(50*time.Millisecond),
+		WithOnAssigned(func(_ context.Context, tps []TopicPartition) { note("assigned", tps) }),
+		WithOnLost(func(_ context.Context, tps []TopicPartition) { note("lost", tps) }),
+		WithOnRevoked(func(_ context.Context, tps []TopicPartition) { note("revoked", tps) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	defer func() { _ = c.Close(ctx) }()
+	if _, err := c.Poll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fake.mu.Lock()
+	fake.rejoin, fake.fence = true, true // the next heartbeat asks a rebalance; commits are refused
+	fake.mu.Unlock()
+	for {
+		if _, err := c.Poll(ctx); err != nil {
+			t.Fatalf("poll: %v", err)
+		}
+		fake.mu.Lock()
+		joins := fake.joins
+		if joins == 2 {
+			fake.fence = false
+		}
+		fake.mu.Unlock()
+		if joins == 2 {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got, want := strings.Join(events, " "), "assigned[{t 0}] lost[{t 0}] assigned[{t 0}]"; got != want {
+		t.Fatalf("events\n got %s\nwant %s", got, want)
+	}
+}

@@ -51,6 +51,8 @@ public final class OffsetGroup extends Group {
     long rebalanceTimeoutMs;
     long lastHeartbeatMs;
     CompletableFuture<JoinResult> pendingJoin;
+    // Whether a join of this member was ever answered: until then its client does not know its id.
+    boolean answered;
     List<TopicPartition> assignment = List.of();
 
     Member(String id) {
@@ -113,12 +115,26 @@ public final class OffsetGroup extends Group {
     return answer;
   }
 
-  /** The caller went away before the rebalance completed: it is no longer waiting. */
+  /**
+   * The caller went away before the rebalance completed: it is no longer waiting. A member whose
+   * first join this was is removed at once: its client never learnt its id, so it can neither
+   * heartbeat nor leave, and the group would otherwise wait for it until its session timed out.
+   */
   public synchronized void joinCancelled(CompletableFuture<JoinResult> join) {
+    Member gone = null;
     for (Member m : members.values()) {
       if (m.pendingJoin == join) {
         m.pendingJoin = null;
+        if (!m.answered) {
+          gone = m;
+        }
       }
+    }
+    if (gone != null) {
+      members.remove(gone.id);
+      log.info("Group {}: member {} went away before its first join was answered ({} members)", name, gone.id,
+          members.size());
+      membershipShrank(ctx.clock().millis(), "member " + gone.id + " went away while joining");
     }
   }
 
@@ -311,6 +327,7 @@ public final class OffsetGroup extends Group {
       m.lastHeartbeatMs = now;
       CompletableFuture<JoinResult> join = m.pendingJoin;
       m.pendingJoin = null;
+      m.answered = true;
       join.complete(new JoinResult(m.id, generation, m.assignment, heartbeatInterval(m.sessionTimeoutMs)));
     }
     log.info("Group {}: generation {} with {} member(s), {} partitions assigned", name, generation, members.size(),

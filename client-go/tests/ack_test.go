@@ -415,11 +415,14 @@ func TestAckAcksAreBatchedManyToAStreamMessage(t *testing.T) {
 		}
 	}
 	ackAwaitAllSettled(t, a, group)
-	if n := counter.sent.Load(); n != 1+4 {
-		t.Errorf("stream messages sent: %d, want 5 (the first, then 200 acks in 4)", n)
+	// Each 50th ack wakes the sending goroutine, which sends all that wait by
+	// then: the 200 acks leave in at most 4 messages (fewer when it lags).
+	s := c.Stats()
+	if n := counter.sent.Load(); n != 1+s.SettleMessages {
+		t.Errorf("stream messages sent: %d, want the first plus the %d settle messages", n, s.SettleMessages)
 	}
-	if s := c.Stats(); s.SettlesQueued != 200 || s.SettleMessages != 4 || s.SettleCalls != 0 {
-		t.Errorf("stats %+v", s)
+	if s.SettlesQueued != 200 || s.SettleMessages < 1 || s.SettleMessages > 4 || s.SettleCalls != 0 {
+		t.Errorf("stats %+v: want 200 acks in 1 to 4 stream messages and no Settle call", s)
 	}
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Brook's whole test run: what `make test` and CI (.ci/run) execute.
 # Steps, in order, each timed (wall clock):
-#   1. install-tools   scripts/install-tools.sh (buf, grpcurl; cached)
+#   1. install-tools   scripts/install-tools.sh (buf, grpcurl, the Go client's tools; cached)
 #   2. check-contract  scripts/check-contract.sh (buf lint + breaking) - needs 1
 #   3. maven           ./mvnw -B verify (all Maven tests; Surefire output shown as is)
 #   3b. go-client      scripts/go-test.sh: generated Go code current, vet, staticcheck,

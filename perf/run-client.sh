@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 ./mvnw -B -q -DskipTests package
 records="${1:-1000000}"
 work="$(mktemp -d)"
-trap 'kill "${BROKER_PID:-}" 2>/dev/null; wait "${BROKER_PID:-}" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill "${BROKER_PID:-}" 2>/dev/null; wait "${BROKER_PID:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 start_broker "$work"
 port=$BROKER_PORT
 echo "== machine: $(nproc) cores, $(java -version 2>&1 | head -1); load: $(uptime | sed 's/.*load/load/')"

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 ./mvnw -B -q -DskipTests package
 records="${1:-1000000}"
 work="$(mktemp -d)"
-trap 'kill "${BROKER_PID:-}" 2>/dev/null; wait "${BROKER_PID:-}" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill "${BROKER_PID:-}" 2>/dev/null; wait "${BROKER_PID:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 go -C perf/go build -o "$work/goperf" .
 start_broker "$work"
 port=$BROKER_PORT

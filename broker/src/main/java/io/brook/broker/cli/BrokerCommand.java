@@ -10,12 +10,16 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
 
-/** {@code brook broker}: runs the broker in the foreground until SIGTERM or Ctrl-C. */
+/** {@code brook broker}: runs the broker in the foreground until SIGTERM or Ctrl-C, then stops it and exits 0. */
 @Command(name = "broker", mixinStandardHelpOptions = true,
     description = "Run the broker. Settings: defaults < --config file < BROOK_* environment < flags.")
 final class BrokerCommand implements Callable<Integer> {
+  private static final Logger log = LoggerFactory.getLogger(BrokerCommand.class);
+
   @Option(names = "--config", paramLabel = "FILE", description = "A properties file of broker settings "
       + "(default: $BROOK_CONFIG if set).")
   Path configFile;
@@ -54,8 +58,12 @@ final class BrokerCommand implements Callable<Integer> {
       System.err.println("brook broker: " + e.getMessage());
       return BrookCli.EXIT_REFUSED;
     }
+    TermSignal signal = new TermSignal();
+    // Any other way the JVM ends (System.exit elsewhere, SIGHUP) still closes the broker.
     Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "brook-shutdown"));
-    broker.awaitTermination();
+    String name = signal.await();
+    log.info("{} received: stopping", name);
+    broker.close();
     return 0;
   }
 }

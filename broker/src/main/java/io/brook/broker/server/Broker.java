@@ -50,6 +50,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,6 +70,7 @@ public final class Broker implements AutoCloseable {
   private static final long ACTIVE_WRITER_WINDOW_MS = 60_000;
 
   private final DataDirectoryLock lock;
+  private final AtomicBoolean closing = new AtomicBoolean();
   private final TopicManager topics;
   private final GroupManager groups;
   private final Server server;
@@ -258,9 +260,12 @@ public final class Broker implements AutoCloseable {
     server.awaitTermination();
   }
 
-  /** Stops serving, finishes calls in flight for a short grace, closes the queues, unlocks. */
+  /** Stops serving, finishes calls in flight for a short grace, closes the queues, unlocks. Idempotent. */
   @Override
   public void close() {
+    if (!closing.compareAndSet(false, true)) {
+      return;
+    }
     ready = false;
     health.enterTerminalState();
     server.shutdown();

@@ -169,6 +169,17 @@ public final class BrokerProcess implements AutoCloseable {
     return process.waitFor();
   }
 
+  /** SIGTERM while clients are still connected (their calls meet the shutdown), and wait: the exit code. */
+  public int terminate() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+    }
+    int exit = process.waitFor();
+    closeChannel();
+    return exit;
+  }
+
   /** Starts again on the same data directory (a new port). */
   public void restart() throws IOException {
     restart(0);

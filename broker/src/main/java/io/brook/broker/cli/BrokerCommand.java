@@ -9,9 +9,9 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code brook broker}: runs the broker in the foreground until SIGTERM or Ctrl-C, then stops it and exits 0. */

@@ -70,7 +70,9 @@ func (b *brokerProcess) launch(port string) {
 	cmd := exec.Command(filepath.Join(repoRoot, "bin", "brook"), args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = brokerEnv()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group (Stop signals the whole group); and killed with the
+	// test process, so a test binary that is killed or times out leaves no broker running.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		b.t.Fatalf("start broker: %v", err)
 	}

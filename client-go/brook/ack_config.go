@@ -85,18 +85,10 @@ func (c *ackConsumerConfig) validate(p *problems) {
 // topicNameProblem says what is wrong with a topic or group name (the broker's
 // rule: [a-zA-Z0-9._-]{1,249}, not "." or ".."), or "" when it is fine.
 func topicNameProblem(name string) string {
-	const rule = "want [a-zA-Z0-9._-]{1,249}, not . or .."
-	if name == "" || len(name) > 249 || name == "." || name == ".." {
-		return rule
+	if validName(name) {
+		return ""
 	}
-	for i := 0; i < len(name); i++ {
-		ch := name[i]
-		ok := ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '.' || ch == '_' || ch == '-'
-		if !ok {
-			return rule
-		}
-	}
-	return ""
+	return "want [a-zA-Z0-9._-]{1,249}, not . or .."
 }
 
 // ackOption sets an option only the AckConsumer has.

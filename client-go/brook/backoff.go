@@ -18,12 +18,19 @@ func newBackoff(min, max time.Duration) *backoff {
 	return &backoff{min: min, max: max, next: min}
 }
 
-// wait sleeps for the next interval, or until ctx ends (then it returns ctx's error).
+// wait sleeps for the next interval (with jitter), or until ctx ends (then it returns ctx's error).
 func (b *backoff) wait(ctx context.Context) error {
-	d := b.next
-	b.next = min(b.next*2, b.max)
+	d := b.step()
 	d += time.Duration(rand.Int64N(int64(d)/5 + 1))
 	return sleepCtx(ctx, d)
+}
+
+// step returns the next interval and doubles the one after, for a caller
+// that schedules the wait itself.
+func (b *backoff) step() time.Duration {
+	d := b.next
+	b.next = min(b.next*2, b.max)
+	return d
 }
 
 // reset starts again from min, after a success.

@@ -346,7 +346,7 @@ func (c *Consumer) Assign(partitions ...TopicPartition) error {
 		return errors.New("brook: Assign cannot be used with WithTopics: the group assigns the partitions")
 	}
 	for _, tp := range partitions {
-		if !consumerValidName(tp.Topic) || tp.Partition < 0 {
+		if !validName(tp.Topic) || tp.Partition < 0 {
 			return fmt.Errorf("brook: Assign: invalid partition %q/%d", tp.Topic, tp.Partition)
 		}
 	}

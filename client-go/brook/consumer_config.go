@@ -3,8 +3,6 @@ package brook
 import (
 	"context"
 	"log/slog"
-	"math"
-	"regexp"
 	"time"
 )
 
@@ -22,12 +20,7 @@ const (
 
 	consumerMaxPollRecordsLimit = 100_000
 	consumerMaxFetchBytesLimit  = 32 << 20
-	// The protocol carries these durations as int32 milliseconds.
-	consumerMaxInt32Duration = time.Duration(math.MaxInt32) * time.Millisecond
 )
-
-// consumerNamePattern is the broker's rule for group and topic names.
-var consumerNamePattern = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
 
 // consumerConfig is NewConsumer's configuration.
 type consumerConfig struct {
@@ -77,36 +70,36 @@ func (c *consumerConfig) validate() error {
 	if c.nilOptions > 0 {
 		p.add("%d nil option(s) given", c.nilOptions)
 	}
-	if c.group != "" && !consumerValidName(c.group) {
+	if c.group != "" && !validName(c.group) {
 		p.add("WithGroup(%q): must match [a-zA-Z0-9._-]{1,249} (and not be . or ..)", c.group)
 	}
 	if len(c.topics) > 0 && c.group == "" {
 		p.add("WithTopics needs WithGroup (without a group, read partitions with Assign)")
 	}
 	for _, t := range c.topics {
-		if !consumerValidName(t) {
+		if !validName(t) {
 			p.add("WithTopics(%q): must match [a-zA-Z0-9._-]{1,249} (and not be . or ..)", t)
 		}
 	}
-	p.duration("WithSessionTimeout", c.sessionTimeout, time.Millisecond, consumerMaxInt32Duration)
-	p.duration("WithRebalanceTimeout", c.rebalanceTimeout, time.Millisecond, consumerMaxInt32Duration)
+	p.duration("WithSessionTimeout", c.sessionTimeout, time.Millisecond, maxDuration)
+	p.duration("WithRebalanceTimeout", c.rebalanceTimeout, time.Millisecond, maxDuration)
 	if c.reset != Earliest && c.reset != Latest {
 		p.add("WithResetPosition(%v): must be Earliest or Latest", c.reset)
 	}
 	if c.autoCommit != nil && *c.autoCommit && c.group == "" {
 		p.add("WithAutoCommit(true) needs WithGroup")
 	}
-	p.duration("WithAutoCommitInterval", c.autoCommitInterval, time.Millisecond, consumerMaxInt32Duration)
+	p.duration("WithAutoCommitInterval", c.autoCommitInterval, time.Millisecond, maxDuration)
 	if c.maxPollRecords < 1 || c.maxPollRecords > consumerMaxPollRecordsLimit {
 		p.add("WithMaxPollRecords(%d): must be in [1, %d]", c.maxPollRecords, consumerMaxPollRecordsLimit)
 	}
 	if c.fetchMaxBytes < 1 || c.fetchMaxBytes > consumerMaxFetchBytesLimit {
 		p.add("WithFetchMaxBytes(%d): must be in [1, %d]", c.fetchMaxBytes, consumerMaxFetchBytesLimit)
 	}
-	p.duration("WithRequestTimeout", c.requestTimeout, time.Millisecond, consumerMaxInt32Duration)
+	p.duration("WithRequestTimeout", c.requestTimeout, time.Millisecond, maxDuration)
 	switch {
-	case c.fetchMaxWait < 0 || c.fetchMaxWait > consumerMaxInt32Duration:
-		p.add("WithFetchMaxWait(%v): must be in [0, %v]", c.fetchMaxWait, consumerMaxInt32Duration)
+	case c.fetchMaxWait < 0 || c.fetchMaxWait > maxDuration:
+		p.add("WithFetchMaxWait(%v): must be in [0, %v]", c.fetchMaxWait, maxDuration)
 	case c.fetchMaxWait >= c.requestTimeout:
 		p.add("WithFetchMaxWait(%v): must be below WithRequestTimeout (%v)", c.fetchMaxWait, c.requestTimeout)
 	}
@@ -115,10 +108,6 @@ func (c *consumerConfig) validate() error {
 		p.add("WithLogger: must not be nil")
 	}
 	return p.err("consumer")
-}
-
-func consumerValidName(name string) bool {
-	return consumerNamePattern.MatchString(name) && name != "." && name != ".."
 }
 
 // autoCommitOn is whether positions are committed inside Poll, before a revoke and on Close.

@@ -2,8 +2,13 @@ package brook
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
+
+// maxDuration is the longest duration an option takes: the protocol carries
+// milliseconds in int32 fields (as Kafka's int configs).
+const maxDuration = time.Duration(math.MaxInt32) * time.Millisecond
 
 // problems collects what is wrong with a client's options, so that one
 // ConfigError names them all.

@@ -83,7 +83,8 @@ func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record,
 	if promise == nil {
 		promise = func(*Record, error) {}
 	}
-	if err := p.checkRecord(r); err != nil {
+	size, err := p.checkRecord(r)
+	if err != nil {
 		promise(r, err)
 		return
 	}
@@ -112,7 +113,7 @@ func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record,
 		r.Partition = PartitionForKey(r.Key, partitions)
 	}
 	sticky := !p.cfg.manualPartitioner && r.Key == nil
-	if err := p.acc.append(blockCtx, p.closing, r, promise, sticky, partitions); err != nil {
+	if err := p.acc.append(blockCtx, p.closing, r, size, promise, sticky, partitions); err != nil {
 		promise(r, blockError(ctx, err))
 	}
 }
@@ -221,17 +222,20 @@ func (p *Producer) Close(ctx context.Context) error {
 	return err
 }
 
-func (p *Producer) checkRecord(r *Record) error {
+// checkRecord refuses a record the producer cannot send, and else returns its size in the buffer.
+func (p *Producer) checkRecord(r *Record) (int, error) {
 	switch {
 	case r == nil:
-		return fmt.Errorf("%w: nil record", ErrInvalidRecord)
+		return 0, fmt.Errorf("%w: nil record", ErrInvalidRecord)
 	case r.Topic == "":
-		return fmt.Errorf("%w: the record has no topic", ErrInvalidRecord)
+		return 0, fmt.Errorf("%w: the record has no topic", ErrInvalidRecord)
 	case p.cfg.manualPartitioner && r.Partition < 0:
-		return fmt.Errorf("%w: partition %d with WithManualPartitioner", ErrInvalidRecord, r.Partition)
-	case recordSize(r) > p.cfg.maxRequestBytes:
-		return fmt.Errorf("%w: the record is about %d bytes, more than a request may hold (WithMaxRequestBytes %d)",
-			ErrRecordTooLarge, recordSize(r), p.cfg.maxRequestBytes)
+		return 0, fmt.Errorf("%w: partition %d with WithManualPartitioner", ErrInvalidRecord, r.Partition)
 	}
-	return nil
+	size := recordSize(r)
+	if size > p.cfg.maxRequestBytes {
+		return 0, fmt.Errorf("%w: the record is about %d bytes, more than a request may hold (WithMaxRequestBytes %d)",
+			ErrRecordTooLarge, size, p.cfg.maxRequestBytes)
+	}
+	return size, nil
 }

@@ -61,19 +61,18 @@ type stickyPartition struct {
 type accumulator struct {
 	cfg *producerConfig
 
-	mu          sync.Mutex
-	partitions  map[TopicPartition]*partitionQueue
-	order       []*partitionQueue // stable order for fair draining
-	rr          int               // where the next drain starts in order
-	sticky      map[string]*stickyPartition
-	buffered    int64 // bytes of records not answered
-	outstanding int   // records not answered
-	flushing    int
-	flushGen    uint64         // records produced now belong to this generation
-	genCount    map[uint64]int // records not answered, per generation
-	spaceFreed  chan struct{}  // closed (and replaced) when bytes are released
-	progress    chan struct{}  // closed (and replaced) when records are answered
-	wakeCh      chan struct{}  // wakes the sender
+	mu         sync.Mutex
+	partitions map[TopicPartition]*partitionQueue
+	order      []*partitionQueue // stable order for fair draining
+	rr         int               // where the next drain starts in order
+	sticky     map[string]*stickyPartition
+	buffered   int64 // bytes of records not answered
+	flushing   int
+	flushGen   uint64         // records produced now belong to this generation
+	genCount   map[uint64]int // records not answered, per generation
+	spaceFreed chan struct{}  // closed (and replaced) when bytes are released
+	progress   chan struct{}  // closed (and replaced) when records are answered
+	wakeCh     chan struct{}  // wakes the sender
 }
 
 func newAccumulator(cfg *producerConfig) *accumulator {
@@ -101,9 +100,8 @@ func recordSize(r *Record) int {
 // topic's sticky partition, which moves to the next partition whenever its
 // batch is closed (full, or sent), so keyless records fill one partition's
 // batch after another, as Kafka's producer does.
-func (a *accumulator) append(ctx context.Context, closing <-chan struct{}, r *Record, promise func(*Record, error),
-	sticky bool, partitions int32) error {
-	size := recordSize(r)
+func (a *accumulator) append(ctx context.Context, closing <-chan struct{}, r *Record, size int,
+	promise func(*Record, error), sticky bool, partitions int32) error {
 	a.mu.Lock()
 	for a.buffered > 0 && a.buffered+int64(size) > a.cfg.maxBufferedBytes {
 		freed := a.spaceFreed
@@ -160,7 +158,6 @@ func (a *accumulator) append(ctx context.Context, closing <-chan struct{}, r *Re
 		wake = true
 	}
 	a.buffered += int64(size)
-	a.outstanding++
 	a.genCount[a.flushGen]++
 	a.mu.Unlock()
 	if wake || a.cfg.linger == 0 {
@@ -240,7 +237,6 @@ func (a *accumulator) releaseBytes(records []pendingRecord) {
 // answered counts records as answered (after their promises ran).
 func (a *accumulator) answered(records []pendingRecord) {
 	a.mu.Lock()
-	a.outstanding -= len(records)
 	for _, r := range records {
 		if a.genCount[r.flushGen]--; a.genCount[r.flushGen] == 0 {
 			delete(a.genCount, r.flushGen)
@@ -431,7 +427,7 @@ func (a *accumulator) abandonAll() []*producerBatch {
 func (a *accumulator) empty() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.outstanding == 0
+	return len(a.genCount) == 0
 }
 
 // seqAdd advances a sequence number; sequences wrap at 2^31, as the broker's.

@@ -1,9 +1,6 @@
 package brook
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
 // producerConfig is NewProducer's configuration. The defaults are Kafka's
 // producer defaults where Kafka has the same setting.
@@ -24,8 +21,6 @@ type producerConfig struct {
 	backoffMax        time.Duration
 	metadataMaxAge    time.Duration
 }
-
-const maxDuration = time.Duration(math.MaxInt32) * time.Millisecond
 
 func defaultProducerConfig() producerConfig {
 	return producerConfig{

@@ -432,7 +432,7 @@ func TestKeylessRecordsMoveOnWhenTheirBatchLingeredOut(t *testing.T) {
 	now := time.Now()
 	for i := 0; i < 8; i++ {
 		r := &Record{Topic: "t", Value: []byte("x")}
-		if err := a.append(ctx, nil, r, nil, true, 4); err != nil {
+		if err := a.append(ctx, nil, r, recordSize(r), nil, true, 4); err != nil {
 			t.Fatal(err)
 		}
 		seen[r.Partition] = true

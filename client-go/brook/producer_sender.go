@@ -124,7 +124,7 @@ func (s *sender) step(ctx context.Context, now time.Time, closing bool) time.Tim
 	bumping := s.cfg.idempotent && s.needEpochBump
 	if s.cfg.idempotent && (!s.hasID || bumping) && len(s.inFlight) == 0 && !s.acc.anyNumbered() {
 		if err := s.initProducer(ctx); err != nil {
-			s.retryAt = now.Add(s.backoffDelay())
+			s.retryAt = now.Add(s.backoff.step())
 			if !isRetriable(err) {
 				s.failQueued(err)
 			}
@@ -137,7 +137,7 @@ func (s *sender) step(ctx context.Context, now time.Time, closing bool) time.Tim
 	}
 	if s.stream == nil {
 		if err := s.openStream(ctx); err != nil {
-			s.retryAt = now.Add(s.backoffDelay())
+			s.retryAt = now.Add(s.backoff.step())
 			return s.retryAt
 		}
 	}
@@ -147,12 +147,6 @@ func (s *sender) step(ctx context.Context, now time.Time, closing bool) time.Tim
 		return now // look again at once: more may be ready
 	}
 	return d.wakeAt
-}
-
-func (s *sender) backoffDelay() time.Duration {
-	d := s.backoff.next
-	s.backoff.next = min(s.backoff.next*2, s.backoff.max)
-	return d
 }
 
 func (s *sender) initProducer(ctx context.Context) error {
@@ -383,7 +377,7 @@ func (s *sender) breakStream(err error) {
 	}
 	s.inFlight = nil
 	s.acc.requeue(batches)
-	s.retryAt = time.Now().Add(s.backoffDelay())
+	s.retryAt = time.Now().Add(s.backoff.step())
 	if head == nil {
 		return
 	}

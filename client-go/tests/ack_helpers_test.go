@@ -4,39 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
-
-	"google.golang.org/grpc"
 
 	"github.com/brook-io/brook/client-go/brook"
 	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
 )
-
-// ackProduce writes records to one partition through the raw ProduceService
-// (the Go producer is not what these tests are about).
-func ackProduce(t testing.TB, b *brokerProcess, topic string, partition int32, records ...*brookv1.Record) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var resp *brookv1.ProduceResponse
-	var err error
-	b.withRawConn(t, func(cc *grpc.ClientConn) {
-		resp, err = brookv1.NewProduceServiceClient(cc).Produce(ctx, &brookv1.ProduceRequest{
-			Batches: []*brookv1.ProduceBatch{{Topic: topic, Partition: &partition, Records: records}},
-		})
-	})
-	if err != nil {
-		t.Fatalf("produce to %s/%d: %v", topic, partition, err)
-	}
-	for _, r := range resp.GetResults() {
-		if r.GetErrorCode() != brookv1.ErrorCode_ERROR_CODE_UNSPECIFIED {
-			t.Fatalf("produce to %s/%d: %v %s", topic, partition, r.GetErrorCode(), r.GetErrorMessage())
-		}
-	}
-}
 
 // ackProduceValues writes n records "prefix-0" .. "prefix-<n-1>" to one partition.
 func ackProduceValues(t testing.TB, b *brokerProcess, topic string, partition int32, n int, prefix string) {
@@ -45,19 +18,11 @@ func ackProduceValues(t testing.TB, b *brokerProcess, topic string, partition in
 	for i := range records {
 		records[i] = &brookv1.Record{Value: fmt.Appendf(nil, "%s-%d", prefix, i)}
 	}
-	ackProduce(t, b, topic, partition, records...)
+	b.produceRaw(t, topic, partition, records...)
 }
-
-var ackNameChars = regexp.MustCompile(`[^A-Za-z0-9]+`)
 
 // ackGroupName is a group name unique to this test run.
-func ackGroupName(t testing.TB) string {
-	name := fmt.Sprintf("g-%s-%d", strings.ToLower(ackNameChars.ReplaceAllString(t.Name(), "-")), topicSeq.Add(1))
-	if len(name) > 200 {
-		name = name[:200]
-	}
-	return name
-}
+func ackGroupName(t testing.TB) string { return uniqueName(t, "g") }
 
 // ackAdmin is an Admin for the broker, closed when the test ends.
 func ackAdmin(t testing.TB, b *brokerProcess) *brook.Admin {

@@ -23,7 +23,7 @@ func TestAckEveryRecordIsDeliveredOnceAndAckedFromWorkerGoroutines(t *testing.T)
 	a := ackAdmin(t, b)
 	topic := b.createTopic(t, 2, nil)
 	group := ackGroup(t, a)
-	ackProduce(t, b, topic, 0, &brookv1.Record{Key: []byte("k"), Value: []byte("first"),
+	b.produceRaw(t, topic, 0, &brookv1.Record{Key: []byte("k"), Value: []byte("first"),
 		Headers: []*brookv1.Header{{Key: "h", Value: []byte("x")}}})
 	ackProduceValues(t, b, topic, 0, 49, "a")
 	ackProduceValues(t, b, topic, 1, 50, "b")
@@ -143,7 +143,7 @@ func TestAckRejectedRecordsAndRecordsPastMaxDeliveryAttemptsAreDeadLettered(t *t
 	a := ackAdmin(t, b)
 	topic := b.createTopic(t, 1, nil)
 	group := ackGroup(t, a, "max.delivery.attempts", "2")
-	ackProduce(t, b, topic, 0,
+	b.produceRaw(t, topic, 0,
 		&brookv1.Record{Key: []byte("k"), Value: []byte("poison"), Headers: []*brookv1.Header{{Key: "h", Value: []byte("x")}}},
 		&brookv1.Record{Value: []byte("reject-me")})
 	c := ackConsumer(t, b, group, []string{topic})

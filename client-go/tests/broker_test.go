@@ -162,15 +162,24 @@ func (b *brokerProcess) withRawConn(t testing.TB, f func(cc *grpc.ClientConn)) {
 	f(cc)
 }
 
-var topicSeq atomic.Int64
+var (
+	nameSeq   atomic.Int64
+	nameChars = regexp.MustCompile(`[^A-Za-z0-9]+`)
+)
+
+// uniqueName is a topic or group name unique to this test run, after the test's name.
+func uniqueName(t testing.TB, prefix string) string {
+	name := fmt.Sprintf("%s-%s-%d", prefix, strings.ToLower(nameChars.ReplaceAllString(t.Name(), "-")), nameSeq.Add(1))
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	return name
+}
 
 // createTopic makes a topic with a name unique to this test run, through the raw API.
 func (b *brokerProcess) createTopic(t testing.TB, partitions int32, config map[string]string) string {
 	t.Helper()
-	name := fmt.Sprintf("go-%s-%d", strings.ToLower(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(t.Name(), "-")), topicSeq.Add(1))
-	if len(name) > 200 {
-		name = name[:200]
-	}
+	name := uniqueName(t, "go")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var err error
@@ -182,6 +191,29 @@ func (b *brokerProcess) createTopic(t testing.TB, partitions int32, config map[s
 		t.Fatalf("create topic %s: %v", name, err)
 	}
 	return name
+}
+
+// produceRaw writes records to one partition through the raw ProduceService,
+// independent of the client under test, failing the test on any error.
+func (b *brokerProcess) produceRaw(t testing.TB, topic string, partition int32, records ...*brookv1.Record) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var resp *brookv1.ProduceResponse
+	var err error
+	b.withRawConn(t, func(cc *grpc.ClientConn) {
+		resp, err = brookv1.NewProduceServiceClient(cc).Produce(ctx, &brookv1.ProduceRequest{
+			Batches: []*brookv1.ProduceBatch{{Topic: topic, Partition: &partition, Records: records}},
+		})
+	})
+	if err != nil {
+		t.Fatalf("produce to %s/%d: %v", topic, partition, err)
+	}
+	for _, r := range resp.GetResults() {
+		if r.GetErrorCode() != brookv1.ErrorCode_ERROR_CODE_UNSPECIFIED {
+			t.Fatalf("produce to %s/%d: %v %s", topic, partition, r.GetErrorCode(), r.GetErrorMessage())
+		}
+	}
 }
 
 // fetchAll reads every record of a partition from offset 0 through the raw API.

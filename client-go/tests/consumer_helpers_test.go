@@ -4,29 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"google.golang.org/grpc"
 
 	"github.com/brook-io/brook/client-go/brook"
 	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
 )
 
-var consumerGroupSeq atomic.Int64
-
 // consumerGroupName is a group name unique to this test run.
-func consumerGroupName(t testing.TB) string {
-	name := fmt.Sprintf("g-%s-%d", strings.ToLower(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(t.Name(), "-")),
-		consumerGroupSeq.Add(1))
-	if len(name) > 200 {
-		name = name[:200]
-	}
-	return name
-}
+func consumerGroupName(t testing.TB) string { return uniqueName(t, "g") }
 
 // consumerProduce writes n records "prefix<i>" to one partition through the raw API.
 func consumerProduce(t testing.TB, b *brokerProcess, topic string, partition int32, n int, prefix string) {
@@ -35,23 +21,7 @@ func consumerProduce(t testing.TB, b *brokerProcess, topic string, partition int
 	for i := range records {
 		records[i] = &brookv1.Record{Key: []byte(fmt.Sprint(i)), Value: []byte(fmt.Sprintf("%s%d", prefix, i))}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var resp *brookv1.ProduceResponse
-	var err error
-	b.withRawConn(t, func(cc *grpc.ClientConn) {
-		resp, err = brookv1.NewProduceServiceClient(cc).Produce(ctx, &brookv1.ProduceRequest{
-			Batches: []*brookv1.ProduceBatch{{Topic: topic, Partition: &partition, Records: records}},
-		})
-	})
-	if err != nil {
-		t.Fatalf("produce to %s/%d: %v", topic, partition, err)
-	}
-	for _, r := range resp.GetResults() {
-		if r.GetErrorCode() != brookv1.ErrorCode_ERROR_CODE_UNSPECIFIED {
-			t.Fatalf("produce to %s/%d: %v %s", topic, partition, r.GetErrorCode(), r.GetErrorMessage())
-		}
-	}
+	b.produceRaw(t, topic, partition, records...)
 }
 
 // consumerNew makes a consumer that the test's cleanup closes.

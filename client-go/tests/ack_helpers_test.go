@@ -104,6 +104,12 @@ func ackTake(t testing.TB, c *brook.AckConsumer, n int) []*brook.AckRecord {
 // has nothing unsettled up to its end, and returns the group as it is then.
 func ackAwaitAllSettled(t testing.TB, a *brook.Admin, group string) brook.GroupInfo {
 	t.Helper()
+	return ackAwaitGroup(t, a, group, "everything settled", ackAllSettled)
+}
+
+// ackAwaitGroup describes the group until cond holds, for up to 20 s.
+func ackAwaitGroup(t testing.TB, a *brook.Admin, group, what string, cond func(brook.GroupInfo) bool) brook.GroupInfo {
+	t.Helper()
 	var g brook.GroupInfo
 	var err error
 	deadline := time.Now().Add(20 * time.Second)
@@ -111,12 +117,12 @@ func ackAwaitAllSettled(t testing.TB, a *brook.Admin, group string) brook.GroupI
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		g, err = a.DescribeGroup(ctx, group)
 		cancel()
-		if err == nil && len(g.Partitions) > 0 && ackAllSettled(g) {
+		if err == nil && len(g.Partitions) > 0 && cond(g) {
 			return g
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("not everything settled in 20 s: %+v (%v)", g, err)
+	t.Fatalf("not %s in 20 s: %+v (%v)", what, g, err)
 	return g
 }
 

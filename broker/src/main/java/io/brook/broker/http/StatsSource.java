@@ -1,0 +1,15 @@
+package io.brook.broker.http;
+
+import io.brook.broker.disk.DiskGuard;
+import io.brook.broker.groups.GroupManager;
+import io.brook.broker.topics.TopicManager;
+import java.util.function.IntSupplier;
+
+/**
+ * What /stats reads.
+ *
+ * @param startedAtMs wall-clock start of the broker, for uptime
+ * @param connections open gRPC client connections
+ */
+public record StatsSource(String version, long startedAtMs, TopicManager topics, GroupManager groups, DiskGuard disk,
+    IntSupplier connections) {}

@@ -20,14 +20,17 @@ import java.util.List;
 /** brook.v1.AckService: ack-mode members receive over a stream and settle in it, or with Settle. */
 public final class AckGrpcService extends AckServiceGrpc.AckServiceImplBase {
   private final GroupManager groups;
+  private final Draining draining;
 
-  public AckGrpcService(GroupManager groups) {
+  public AckGrpcService(GroupManager groups, Draining draining) {
     this.groups = groups;
+    this.draining = draining;
   }
 
   @Override
   public StreamObserver<ReceiveRequest> receive(StreamObserver<ReceiveResponse> out) {
-    return new ReceiveSession(groups, (ServerCallStreamObserver<ReceiveResponse>) out, ClientAddress.current());
+    return new ReceiveSession(groups, (ServerCallStreamObserver<ReceiveResponse>) out, ClientAddress.current(),
+        draining);
   }
 
   @Override

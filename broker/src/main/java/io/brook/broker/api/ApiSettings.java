@@ -14,7 +14,9 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param timer fires long-poll timeouts
  * @param flusher forces partitions for SYNCED produces (group commit)
  * @param producerIds hands out idempotent producer ids and epochs
+ * @param draining the streams and waiting fetches a shutdown ends
+ * @param observer where refusals inside answers and produce latencies are reported (metrics)
  */
 public record ApiSettings(int maxBatchRecords, int produceStreamMaxInflight, long fetchMaxWaitMs,
     InstantSource clock, Executor readExecutor, ScheduledExecutorService timer, Flusher flusher,
-    ProducerIds producerIds) {}
+    ProducerIds producerIds, Draining draining, ApiObserver observer) {}

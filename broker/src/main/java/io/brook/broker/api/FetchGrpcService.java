@@ -107,6 +107,7 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
         if (records < maxRecords && (bytes < maxBytes || records == 0)) {
           ReadResult rr = p.read(fp.getOffset(), maxRecords - records, records == 0 ? maxBytes : maxBytes - bytes);
           long next = fp.getOffset();
+          int bytesBefore = bytes;
           for (LogRecord r : rr.records()) {
             // "At least one record" holds for the answer, not for each partition: a partition
             // read after others must not push the answer past max_bytes.
@@ -119,6 +120,7 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
             next = r.offset() + 1;
           }
           pr.setNextOffset(next).setEndOffset(Math.max(p.endOffset(), next));
+          p.topic().traffic().fetched(pr.getRecordsCount(), bytes - bytesBefore);
         }
       } catch (BrokerException e) {
         pr.setErrorCode(Errors.code(e.error())).setErrorMessage(e.getMessage());

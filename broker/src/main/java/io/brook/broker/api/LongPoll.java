@@ -19,6 +19,8 @@ final class LongPoll {
   private final AtomicBoolean done = new AtomicBoolean();
   private final List<Partition> partitions = new CopyOnWriteArrayList<>();
   private final Runnable waiter = this::fire;
+  /** A shutdown answers the poll now with what is there, instead of after its wait. */
+  private final Runnable drain = this::fire;
   private final Runnable answer;
   private final ApiSettings settings;
   private volatile ScheduledFuture<?> timeout;
@@ -40,6 +42,10 @@ final class LongPoll {
       return;
     }
     timeout = settings.timer().schedule(this::fire, waitMs, TimeUnit.MILLISECONDS);
+    settings.draining().add(drain);
+    if (done.get()) {
+      settings.draining().remove(drain); // fired before it was registered: cancel() could not remove it
+    }
   }
 
   private void fire() {
@@ -53,6 +59,7 @@ final class LongPoll {
   /** Removes the waiters and the timeout (also when the client gives up). */
   void cancel() {
     done.set(true);
+    settings.draining().remove(drain);
     ScheduledFuture<?> t = timeout;
     if (t != null) {
       t.cancel(false);

@@ -47,6 +47,7 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
 
   @Override
   public void produce(ProduceRequest request, StreamObserver<ProduceResponse> out) {
+    long arrived = System.nanoTime();
     CompletableFuture<ProduceResponse> answer;
     try {
       answer = handler.handle(request);
@@ -55,6 +56,7 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
       return;
     }
     answer.whenComplete((response, failure) -> {
+      settings.observer().produceAnswered(System.nanoTime() - arrived);
       if (failure != null) {
         out.onError(Errors.toStatus(failure));
       } else {
@@ -66,6 +68,7 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
 
   @Override
   public StreamObserver<ProduceStreamRequest> produceStream(StreamObserver<ProduceStreamResponse> responses) {
-    return new ProduceStream(handler, (ServerCallStreamObserver<ProduceStreamResponse>) responses, maxInflight);
+    return new ProduceStream(handler, (ServerCallStreamObserver<ProduceStreamResponse>) responses, maxInflight,
+        settings.draining(), settings.observer());
   }
 }

@@ -73,6 +73,7 @@ final class ProduceHandler {
         }
         disk.wrote(batch.getSerializedSize()); // about what the batch takes in the log, until free space is read
       } catch (BrokerException e) {
+        refused(e);
         response.addResults(ProduceResult.newBuilder()
             .setBatchIndex(i)
             .setTopic(batch.getTopic())
@@ -87,9 +88,11 @@ final class ProduceHandler {
     List<CompletableFuture<Void>> forces = new ArrayList<>();
     for (Partition p : written) {
       forces.add(settings.flusher().force(p).exceptionally(failure -> {
+        BrokerException why = failure instanceof BrokerException b ? b
+            : new BrokerException(io.brook.broker.errors.BrokerError.STORAGE_ERROR, failure.getMessage());
+        refused(why);
         synchronized (response) { // written but not forced: that partition's results say so
-          failResultsOf(response, p, failure instanceof BrokerException b ? b
-              : new BrokerException(io.brook.broker.errors.BrokerError.STORAGE_ERROR, failure.getMessage()));
+          failResultsOf(response, p, why);
         }
         return null;
       }));
@@ -166,6 +169,7 @@ final class ProduceHandler {
         written.add(p);
         response.addResults(result(index, p, r).addAllRecordIndexes(e.getValue()));
       } catch (BrokerException ex) {
+        refused(ex);
         response.addResults(ProduceResult.newBuilder().setBatchIndex(index).setTopic(topic.name())
             .setPartition(p.index()).setErrorCode(Errors.code(ex.error())).setErrorMessage(ex.getMessage())
             .addAllRecordIndexes(e.getValue()));
@@ -191,5 +195,9 @@ final class ProduceHandler {
         .setRecordCount(r.recordCount())
         .setAppendTimeMs(r.appendTimeMs())
         .setLogStartOffset(r.logStartOffset());
+  }
+
+  private void refused(BrokerException e) {
+    settings.observer().refused(Errors.reason(e.error()), Errors.status(e.error()).name());
   }
 }

@@ -26,21 +26,39 @@ final class ProduceStream implements StreamObserver<ProduceStreamRequest> {
   private final ProduceHandler handler;
   private final ServerCallStreamObserver<ProduceStreamResponse> call;
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+  private final Draining draining;
+  private final ApiObserver observer;
+  private final Runnable drain = this::drain;
   private int owed;
+  /** Requests being appended by onNext, not yet in pending. */
+  private int handling;
   private boolean clientDone;
+  /** The broker is shutting down: read no more, answer what was read, then end UNAVAILABLE. */
+  private boolean stopping;
   private boolean closed;
 
-  ProduceStream(ProduceHandler handler, ServerCallStreamObserver<ProduceStreamResponse> call, int maxInflight) {
+  ProduceStream(ProduceHandler handler, ServerCallStreamObserver<ProduceStreamResponse> call, int maxInflight,
+      Draining draining, ApiObserver observer) {
     this.handler = handler;
     this.call = call;
+    this.draining = draining;
+    this.observer = observer;
     call.disableAutoRequest();
     call.setOnReadyHandler(this::onReady);
     call.setOnCancelHandler(this::onCancel);
     call.request(maxInflight);
+    draining.add(drain);
   }
 
   @Override
   public void onNext(ProduceStreamRequest message) {
+    synchronized (this) {
+      if (closed) {
+        return; // ended (cancelled, failed, or drained): a request it never answers is not appended either
+      }
+      handling++; // a drain waits for it: appended means answered
+    }
+    long arrived = System.nanoTime();
     CompletableFuture<ProduceResponse> answer;
     try {
       answer = handler.handle(message.getRequest());
@@ -48,12 +66,16 @@ final class ProduceStream implements StreamObserver<ProduceStreamRequest> {
       answer = CompletableFuture.failedFuture(e); // sent in order, after the answers before it
     }
     synchronized (this) {
+      handling--;
       if (closed) {
         return;
       }
       pending.add(new Pending(message.getCorrelationId(), answer));
     }
-    answer.whenComplete((r, f) -> sendReady());
+    answer.whenComplete((r, f) -> {
+      observer.produceAnswered(System.nanoTime() - arrived);
+      sendReady();
+    });
   }
 
   /** Sends every answer at the head of the FIFO that is complete. */
@@ -65,12 +87,16 @@ final class ProduceStream implements StreamObserver<ProduceStreamRequest> {
         response = head.answer().join();
       } catch (RuntimeException e) {
         closed = true; // a malformed request ends the stream, after everything before it was answered
+        draining.remove(drain);
         StatusRuntimeException status = Errors.toStatus(e.getCause() != null ? e.getCause() : e);
         call.onError(status);
         return;
       }
       call.onNext(ProduceStreamResponse.newBuilder().setCorrelationId(head.correlationId()).setResponse(response)
           .build());
+      if (stopping) {
+        continue; // no more reads: what the client sent beyond is resent after it reconnects
+      }
       if (call.isReady()) {
         call.request(1);
       } else {
@@ -79,12 +105,23 @@ final class ProduceStream implements StreamObserver<ProduceStreamRequest> {
     }
     if (!closed && clientDone && pending.isEmpty()) {
       closed = true;
+      draining.remove(drain);
       call.onCompleted();
+    } else if (!closed && stopping && pending.isEmpty() && handling == 0) {
+      closed = true;
+      call.onError(Draining.shuttingDown());
     }
   }
 
+  private void drain() {
+    synchronized (this) {
+      stopping = true;
+    }
+    sendReady();
+  }
+
   private synchronized void onReady() {
-    if (owed > 0 && !closed && call.isReady()) {
+    if (owed > 0 && !closed && !stopping && call.isReady()) {
       call.request(owed);
       owed = 0;
     }
@@ -93,6 +130,7 @@ final class ProduceStream implements StreamObserver<ProduceStreamRequest> {
   private synchronized void onCancel() {
     closed = true;
     pending.clear();
+    draining.remove(drain);
   }
 
   @Override

@@ -30,12 +30,18 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
   private volatile AckGroup group;
   private volatile AckMember member;
   private volatile boolean ended;
+  private final Draining draining;
+  /** Also before the first request joined a group, which the groups' own close would miss. */
+  private final Runnable drain = () -> close("the broker is shutting down: reconnect and resume", true);
 
-  ReceiveSession(GroupManager groups, ServerCallStreamObserver<ReceiveResponse> out, String address) {
+  ReceiveSession(GroupManager groups, ServerCallStreamObserver<ReceiveResponse> out, String address,
+      Draining draining) {
     this.groups = groups;
     this.out = out;
     this.address = address;
+    this.draining = draining;
     out.setOnCancelHandler(this::gone);
+    draining.add(drain);
   }
 
   @Override
@@ -136,6 +142,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
   }
 
   private void endWith(RuntimeException status) {
+    draining.remove(drain);
     if (!ended) {
       ended = true;
       try {
@@ -148,6 +155,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
 
   private void gone() {
     ended = true;
+    draining.remove(drain);
     if (group != null) {
       group.disconnect(member, this);
     }
@@ -160,6 +168,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
 
   @Override
   public void onCompleted() {
+    draining.remove(drain);
     AckGroup g = group;
     if (g != null) {
       synchronized (g) {

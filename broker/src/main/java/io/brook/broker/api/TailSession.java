@@ -27,6 +27,8 @@ final class TailSession {
   private final Executor serial;
   private final int maxRecords;
   private final int maxBytes;
+  private final Draining draining;
+  private final Runnable drainAction = this::shutDown;
   private volatile boolean finished;
 
   private final class Cursor {
@@ -41,8 +43,9 @@ final class TailSession {
   }
 
   private TailSession(ServerCallStreamObserver<TailResponse> call, List<Cursor> cursors, Executor serial,
-      int maxRecords, int maxBytes) {
+      int maxRecords, int maxBytes, Draining draining) {
     this.call = call;
+    this.draining = draining;
     this.cursors = cursors;
     this.serial = serial;
     this.maxRecords = maxRecords;
@@ -56,7 +59,8 @@ final class TailSession {
     }
     List<Cursor> cursors = new ArrayList<>();
     TailSession session = new TailSession(call, cursors, MoreExecutors.newSequentialExecutor(settings.readExecutor()),
-        FetchLimits.maxRecords(request.getMaxRecords()), FetchLimits.maxBytes(request.getMaxBytes()));
+        FetchLimits.maxRecords(request.getMaxRecords()), FetchLimits.maxBytes(request.getMaxBytes()),
+        settings.draining());
     for (TailPartition tp : request.getPartitionsList()) {
       Partition p = topics.get(tp.getTopic()).partition(tp.getPartition());
       long start = Positions.resolve(p, tp.hasStart() ? tp.getStart() : null, p.endOffset());
@@ -70,8 +74,22 @@ final class TailSession {
     call.setOnCancelHandler(() -> {
       finished = true;
       cursors.forEach(c -> c.partition.cancelWaiter(c.waiter));
+      draining.remove(drainAction);
     });
+    draining.add(drainAction);
     schedule();
+  }
+
+  /** The broker is shutting down: end the stream UNAVAILABLE, after a send in progress (same executor). */
+  private void shutDown() {
+    serial.execute(() -> {
+      if (finished) {
+        return;
+      }
+      finished = true;
+      cursors.forEach(c -> c.partition.cancelWaiter(c.waiter));
+      call.onError(Draining.shuttingDown());
+    });
   }
 
   private void schedule() {
@@ -102,6 +120,7 @@ final class TailSession {
           for (LogRecord r : rr.records()) {
             pr.addRecords(RecordMapper.toWire(r));
           }
+          c.partition.topic().traffic().fetched(rr.records());
           call.onNext(TailResponse.newBuilder().setRecords(pr).build());
           c.next = rr.nextOffset();
           sent = true;
@@ -121,6 +140,7 @@ final class TailSession {
     } catch (RuntimeException e) {
       finished = true;
       cursors.forEach(c -> c.partition.cancelWaiter(c.waiter));
+      draining.remove(drainAction);
       call.onError(Errors.toStatus(e));
     }
   }

@@ -31,6 +31,11 @@ final class BrokerCommand implements Callable<Integer> {
       description = "gRPC listen address (grpc.listen, default localhost:7070).")
   String grpcListen;
 
+  @Option(names = "--http-listen", paramLabel = "HOST:PORT",
+      description = "HTTP listen address for /healthz, /readyz, /metrics, /stats (http.listen, default "
+          + "localhost:7080).")
+  String httpListen;
+
   @Option(names = {"-s", "--set"}, paramLabel = "KEY=VALUE", description = "Any broker setting, e.g. --set "
       + "default.partitions=3. Repeatable.")
   Map<String, String> settings = new LinkedHashMap<>();
@@ -44,6 +49,9 @@ final class BrokerCommand implements Callable<Integer> {
     if (grpcListen != null) {
       flags.put(BrokerKeys.GRPC_LISTEN.name(), grpcListen);
     }
+    if (httpListen != null) {
+      flags.put(BrokerKeys.HTTP_LISTEN.name(), httpListen);
+    }
     Path file = configFile;
     if (file == null && System.getenv("BROOK_CONFIG") != null) {
       file = Path.of(System.getenv("BROOK_CONFIG"));
@@ -55,6 +63,9 @@ final class BrokerCommand implements Callable<Integer> {
       System.err.println("brook broker: " + e.getMessage());
       return BrookCli.EXIT_USAGE;
     } catch (StorageException e) {
+      System.err.println("brook broker: " + e.getMessage());
+      return BrookCli.EXIT_REFUSED;
+    } catch (java.net.BindException e) { // a port in use: the operator's to fix, no stack trace
       System.err.println("brook broker: " + e.getMessage());
       return BrookCli.EXIT_REFUSED;
     }

@@ -1,5 +1,6 @@
 package io.brook.broker.cli;
 
+import io.brook.broker.http.JsonWriter;
 import io.brook.broker.storage.DumpSummary;
 import io.brook.broker.storage.DumpedBatch;
 import io.brook.broker.storage.LogRecord;
@@ -78,24 +79,7 @@ final class DumpJson implements DumpPrinter {
 
   /** A JSON string literal. */
   static String str(String s) {
-    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        case '\r' -> sb.append("\\r");
-        case '\t' -> sb.append("\\t");
-        default -> {
-          if (c < 0x20 || c == 0x2028 || c == 0x2029) {
-            sb.append(String.format("\\u%04x", (int) c));
-          } else {
-            sb.append(c);
-          }
-        }
-      }
-    }
-    return sb.append('"').toString();
+    return JsonWriter.quote(s);
   }
+
 }

@@ -75,7 +75,7 @@ final class ProduceCommand implements Callable<Integer> {
       recordHeaders.add(Header.of(header.substring(0, eq), header.substring(eq + 1)));
     }
     ProducerConfig config = BrokerOption.check(() -> ProducerConfig.builder().broker(BrokerOption.current())
-        .clientId("brook-cli").maxBlock(Duration.ofSeconds(5)).batchSize(batchSize).linger(Duration.ofMillis(lingerMs))
+        .security(BrokerOption.security()).clientId("brook-cli").maxBlock(Duration.ofSeconds(5)).batchSize(batchSize).linger(Duration.ofMillis(lingerMs))
         .maxInFlightPerPartition(maxInFlight)        .durability(level).idempotence(!noIdempotence).build());
 
     AtomicLong refused = new AtomicLong();

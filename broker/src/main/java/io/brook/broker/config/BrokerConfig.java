@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 public final class BrokerConfig {
   /** BROOK_ variables that are not broker settings: the CLI's and the scripts' own. */
   static final Set<String> NOT_SETTINGS = Set.of("BROOK_BROKER", "BROOK_CONFIG", "BROOK_JAVA", "BROOK_JAVA_OPTS",
-      "BROOK_HOME", "BROOK_TOOLS_DIR", "BROOK_SKIP_MAVEN", "BROOK_TEST_BUDGET_S");
+      "BROOK_HOME", "BROOK_TOOLS_DIR", "BROOK_SKIP_MAVEN", "BROOK_TEST_BUDGET_S", "BROOK_TOKEN");
 
   private final Map<String, Object> values;
   private final Map<String, String> sources;
@@ -112,7 +112,7 @@ public final class BrokerConfig {
     StringBuilder sb = new StringBuilder();
     for (ConfigKey<?> k : BrokerKeys.ALL) {
       Object v = values.get(k.name());
-      sb.append("  ").append(k.name()).append(" = ").append(k.secret() ? "****" : render(v))
+      sb.append("  ").append(k.name()).append(" = ").append(k.secret() && !render(v).isEmpty() ? "****" : render(v))
           .append("  (").append(sources.get(k.name())).append(")\n");
     }
     return sb.toString();
@@ -121,6 +121,9 @@ public final class BrokerConfig {
   private static String render(Object v) {
     if (v instanceof java.net.InetSocketAddress a) {
       return a.getHostString() + ":" + a.getPort();
+    }
+    if (v instanceof java.util.Optional<?> o) {
+      return o.map(String::valueOf).orElse("");
     }
     return String.valueOf(v);
   }

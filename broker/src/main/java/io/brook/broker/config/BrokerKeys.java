@@ -5,6 +5,7 @@ import io.brook.broker.topics.TopicConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /** Every broker setting, with its default. Later features add keys here and nowhere else. */
 public final class BrokerKeys {
@@ -95,10 +96,50 @@ public final class BrokerKeys {
       s -> Parsers.longAtLeast(s, 10), "How often the free space of the data directory's filesystem is read.",
       false);
 
+  // Operating (issue 9): HTTP endpoints, shutdown, TLS and access control.
+  public static final ConfigKey<InetSocketAddress> HTTP_LISTEN = new ConfigKey<>("http.listen", "localhost:7080",
+      Parsers::hostPort, "host:port of the HTTP server: /healthz, /readyz, /metrics, /stats (port 0: any free port).",
+      false);
+  public static final ConfigKey<Long> SHUTDOWN_GRACE_MS = new ConfigKey<>("shutdown.grace.ms", "5000",
+      s -> Parsers.longAtLeast(s, 0), "On SIGTERM, how long calls in flight may take to finish before they are "
+      + "cancelled; streams are told to reconnect at once.", false);
+  /** What a TLS server asks of its clients' certificates. */
+  public enum ClientAuth { NONE, OPTIONAL, REQUIRE }
+  public static final ConfigKey<Optional<Path>> TLS_CERT_FILE = new ConfigKey<>("tls.cert.file", "",
+      Parsers::optionalPath, "PEM certificate chain of the broker; with tls.key.file, gRPC and HTTP serve TLS only "
+      + "(empty: plaintext).", false);
+  public static final ConfigKey<Optional<Path>> TLS_KEY_FILE = new ConfigKey<>("tls.key.file", "",
+      Parsers::optionalPath, "PEM private key (PKCS#8) of tls.cert.file.", false);
+  public static final ConfigKey<String> TLS_KEY_PASSWORD = new ConfigKey<>("tls.key.password", "", s -> s,
+      "Password of an encrypted tls.key.file (empty: the key is not encrypted).", true);
+  public static final ConfigKey<Optional<Path>> TLS_CLIENT_CA_FILE = new ConfigKey<>("tls.client.ca.file", "",
+      Parsers::optionalPath, "PEM certificates of the CAs that sign client certificates: set, the broker asks for "
+      + "a client certificate (mutual TLS) and its subject's CN becomes the caller's principal.", false);
+  public static final ConfigKey<ClientAuth> TLS_CLIENT_AUTH = new ConfigKey<>("tls.client.auth", "require",
+      s -> Parsers.enumValue(ClientAuth.class, s), "With tls.client.ca.file: require a client certificate, or "
+      + "accept one (optional) and fall back to a token; none with tls.client.ca.file is refused at start.", false);
+  public static final ConfigKey<Boolean> AUTH_ENABLED = new ConfigKey<>("auth.enabled", "false", Parsers::bool,
+      "Every call needs a principal (bearer token, client certificate, or anonymous when auth.anonymous) and "
+      + "the permission for what it does (auth.permissions.file); false: anyone may do anything.", false);
+  public static final ConfigKey<Optional<Path>> AUTH_TOKENS_FILE = new ConfigKey<>("auth.tokens.file", "",
+      Parsers::optionalPath, "File of bearer tokens, one 'principal=token' per line (# comments); a Kubernetes "
+      + "Secret mounted as a file fits.", false);
+  public static final ConfigKey<String> AUTH_TOKENS = new ConfigKey<>("auth.tokens", "", s -> s,
+      "Bearer tokens given inline, 'principal=token' separated by commas (added to auth.tokens.file's).", true);
+  public static final ConfigKey<Optional<Path>> AUTH_PERMISSIONS_FILE = new ConfigKey<>("auth.permissions.file", "",
+      Parsers::optionalPath, "Permissions, one 'principal permissions resource' per line: permissions produce, "
+      + "consume, admin or * (comma-separated), resource topic:NAME or group:NAME with a trailing * for a prefix; "
+      + "principal * is any authenticated caller.", false);
+  public static final ConfigKey<Boolean> AUTH_ANONYMOUS = new ConfigKey<>("auth.anonymous", "false", Parsers::bool,
+      "With auth.enabled: calls without a token or certificate act as principal 'anonymous' (with its "
+      + "permissions) instead of being refused UNAUTHENTICATED.", false);
+
   public static final List<ConfigKey<?>> ALL = List.of(DATA_DIR, GRPC_LISTEN, GRPC_THREADS, READ_THREADS,
       MAX_REQUEST_BYTES, GRPC_MAX_CONCURRENT_STREAMS, MAX_TOPICS, MAX_PARTITIONS, MAX_GROUPS, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
       PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS,
       DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, RETENTION_CHECK_INTERVAL_MS,
       DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_JOURNAL_COMPACT_EVENTS,
-      DISK_FREE_MIN_BYTES, DISK_HEADROOM_BYTES, DISK_FREE_PER_WRITER_BYTES, DISK_CHECK_INTERVAL_MS);
+      DISK_FREE_MIN_BYTES, DISK_HEADROOM_BYTES, DISK_FREE_PER_WRITER_BYTES, DISK_CHECK_INTERVAL_MS,
+      HTTP_LISTEN, SHUTDOWN_GRACE_MS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD, TLS_CLIENT_CA_FILE,
+      TLS_CLIENT_AUTH, AUTH_ENABLED, AUTH_TOKENS_FILE, AUTH_TOKENS, AUTH_PERMISSIONS_FILE, AUTH_ANONYMOUS);
 }

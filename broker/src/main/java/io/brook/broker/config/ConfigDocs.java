@@ -59,7 +59,7 @@ public final class ConfigDocs {
 
         `brook broker` resolves each setting once at start from, in rising precedence: its default, a
         properties file (`--config FILE` or `$BROOK_CONFIG`), the environment (`BROOK_` + the key in upper
-        case with dots as underscores), then flags (`--data-dir`, `--grpc-listen`, `--set KEY=VALUE`).
+        case with dots as underscores), then flags (`--data-dir`, `--grpc-listen`, `--http-listen`, `--set KEY=VALUE`).
         Unknown keys and bad values stop the start with a message naming them. The effective
         configuration is logged at start, each value with where it came from; secrets show as `****`.
 

@@ -2,6 +2,7 @@ package io.brook.broker.config;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /** Parsers for config values; each throws IllegalArgumentException with a reason. */
 final class Parsers {
@@ -38,6 +39,21 @@ final class Parsers {
       throw new IllegalArgumentException("must not be empty");
     }
     return Path.of(s);
+  }
+
+  /** A path, or empty for none (a feature that is off until its file is given). */
+  static Optional<Path> optionalPath(String s) {
+    return s.isEmpty() ? Optional.empty() : Optional.of(Path.of(s));
+  }
+
+  static <E extends Enum<E>> E enumValue(Class<E> type, String s) {
+    for (E e : type.getEnumConstants()) {
+      if (e.name().equalsIgnoreCase(s)) {
+        return e;
+      }
+    }
+    throw new IllegalArgumentException("must be one of " + java.util.Arrays.stream(type.getEnumConstants())
+        .map(e -> e.name().toLowerCase(java.util.Locale.ROOT)).toList());
   }
 
   /** host:port; port 0 picks a free port. IPv6 hosts in brackets: [::1]:7070. */

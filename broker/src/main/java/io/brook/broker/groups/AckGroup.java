@@ -348,6 +348,7 @@ public final class AckGroup extends Group {
           }
           LogRecord r = p.read(o, 1, Integer.MAX_VALUE).records().get(0);
           int attempt = ap.leaseAgain(o, r.payloadSize(), m, deadline);
+          p.topic().traffic().fetched(1, r.payloadSize());
           delivered.add(o);
           out.computeIfAbsent(m, k -> new ArrayList<>()).add(new Delivery(topic, p.index(), r, attempt, deadline));
         }
@@ -364,6 +365,7 @@ public final class AckGroup extends Group {
             break;
           }
           List<Delivery> batch = out.computeIfAbsent(m, k -> new ArrayList<>());
+          p.topic().traffic().fetched(rr.records());
           for (LogRecord r : rr.records()) {
             int attempt = ap.leaseNew(r.offset(), r.payloadSize(), m, deadline);
             delivered.add(r.offset());

@@ -330,7 +330,7 @@ public final class GroupManager implements AutoCloseable {
   public void closeMembers() {
     for (Group g : groups.values()) {
       try {
-        g.closeMembers("the broker is stopping");
+        g.closeMembers("the broker is shutting down: reconnect and resume");
       } catch (RuntimeException e) {
         log.warn("Group {}: closing its members failed: {}", g.name(), e.toString());
       }

@@ -4,6 +4,7 @@ import io.brook.broker.api.AckGrpcService;
 import io.brook.broker.api.AdminGrpcService;
 import io.brook.broker.api.ApiSettings;
 import io.brook.broker.api.ClientAddress;
+import io.brook.broker.api.Draining;
 import io.brook.broker.api.FetchGrpcService;
 import io.brook.broker.api.GroupGrpcService;
 import io.brook.broker.api.ProduceGrpcService;
@@ -18,7 +19,14 @@ import io.brook.broker.disk.FreeSpace;
 import io.brook.broker.durability.Flusher;
 import io.brook.broker.groups.GroupContext;
 import io.brook.broker.groups.GroupManager;
+import io.brook.broker.http.HttpAccess;
+import io.brook.broker.http.HttpRoutes;
+import io.brook.broker.http.HttpServer;
+import io.brook.broker.http.HttpTls;
+import io.brook.broker.http.StatsSource;
+import io.brook.broker.metrics.BrokerMetrics;
 import io.brook.broker.producers.ProducerIds;
+import io.brook.broker.security.BrokerSecurity;
 import io.brook.broker.storage.DataDirectoryLock;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.topics.Partition;
@@ -88,10 +96,19 @@ public final class Broker implements AutoCloseable {
   private final long producerExpirationMs;
   private final long producerMaintenanceMs;
   private final InstantSource clock;
+  private final Draining draining = new Draining();
+  private final long shutdownGraceMs;
+  private final BrokerSecurity security;
   private volatile boolean ready;
+  private final ConnectionCounter connections = new ConnectionCounter();
+  private final BrokerMetrics metrics;
+  private final BrokerConfig config;
+  private final long startedAtMs;
+  private volatile HttpServer http;
 
   private Broker(BrokerConfig config, LogFactory logFactory, InstantSource clock) throws IOException {
     Path dataDir = config.get(BrokerKeys.DATA_DIR);
+    security = BrokerSecurity.load(config); // bad TLS or auth files refuse the start before the lock
     lock = DataDirectoryLock.acquire(dataDir);
     try {
       grpcExecutor = Executors.newFixedThreadPool(config.get(BrokerKeys.GRPC_THREADS), threads("grpc"));
@@ -113,19 +130,28 @@ public final class Broker implements AutoCloseable {
           config.get(BrokerKeys.MAX_BATCH_RECORDS), disk), logFactory,
           config.get(BrokerKeys.GROUP_JOURNAL_COMPACT_EVENTS));
       groups.limit(config.get(BrokerKeys.MAX_GROUPS));
+      metrics = new BrokerMetrics(topics, groups, disk, retention, connections::open);
       ApiSettings settings = new ApiSettings(config.get(BrokerKeys.MAX_BATCH_RECORDS),
           config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), config.get(BrokerKeys.FETCH_MAX_WAIT_MS), clock,
-          readExecutor, timer, flusher, producerIds);
+          readExecutor, timer, flusher, producerIds, draining, metrics.rpc());
+      shutdownGraceMs = config.get(BrokerKeys.SHUTDOWN_GRACE_MS);
       producerExpirationMs = config.get(BrokerKeys.PRODUCER_ID_EXPIRATION_MS);
       producerMaintenanceMs = config.get(BrokerKeys.PRODUCER_MAINTENANCE_INTERVAL_MS);
       this.clock = clock;
+      this.config = config;
+      startedAtMs = System.currentTimeMillis();
       health = new HealthStatusManager();
       SERVICES.forEach(s -> health.setStatus(s, ServingStatus.NOT_SERVING));
-      ReadinessInterceptor gate = new ReadinessInterceptor(() -> ready);
+      ReadinessInterceptor gate = new ReadinessInterceptor(this::notReadyReason);
       ClientAddress address = new ClientAddress();
       InetSocketAddress listen = config.get(BrokerKeys.GRPC_LISTEN);
-      server = NettyServerBuilder.forAddress(new InetSocketAddress(listen.getHostString(), listen.getPort()))
+      NettyServerBuilder builder = NettyServerBuilder.forAddress(
+          new InetSocketAddress(listen.getHostString(), listen.getPort()));
+      security.tls().ifPresent(tls -> builder.sslContext(tls.context()));
+      server = builder
           .executor(grpcExecutor)
+          .addTransportFilter(connections)
+          .intercept(metrics.rpc()) // server-wide, so it sees what every other interceptor answers
           .maxInboundMessageSize(config.get(BrokerKeys.MAX_REQUEST_BYTES))
           .maxConcurrentCallsPerConnection(config.get(BrokerKeys.GRPC_MAX_CONCURRENT_STREAMS))
           // Accept the clients' keepalive pings (grpc-java and grpc-go allow 10 s at the least).
@@ -133,20 +159,27 @@ public final class Broker implements AutoCloseable {
           .permitKeepAliveWithoutCalls(true)
           .keepAliveTime(60, TimeUnit.SECONDS)
           .keepAliveTimeout(20, TimeUnit.SECONDS)
-          .addService(api(new ProduceGrpcService(topics, settings, disk), gate))
-          .addService(api(new FetchGrpcService(topics, settings), gate))
-          .addService(api(new AdminGrpcService(topics, disk), gate))
+          .addService(api(new ProduceGrpcService(topics, settings, disk), withAuth(gate)))
+          .addService(api(new FetchGrpcService(topics, settings), withAuth(gate)))
+          .addService(api(new AdminGrpcService(topics, disk), withAuth(gate)))
           .addService(api(new GroupGrpcService(groups,
               config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS)),
-              address, gate))
-          .addService(api(new AckGrpcService(groups), address, gate))
-          .addService(health.getHealthService())
-          .addService(ProtoReflectionServiceV1.newInstance())
+              withAuth(address, gate)))
+          .addService(api(new AckGrpcService(groups, draining), withAuth(address, gate)))
+          .addService(health.getHealthService()) // no credentials: Kubernetes probes
+          .addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(), withAuth()))
           .build();
     } catch (RuntimeException e) {
       lock.close();
       throw e;
     }
+  }
+
+  /** The interceptors with authentication and authorization last, so that they run first (when auth is on). */
+  private ServerInterceptor[] withAuth(ServerInterceptor... inner) {
+    List<ServerInterceptor> all = new java.util.ArrayList<>(List.of(inner));
+    security.interceptor().ifPresent(all::add);
+    return all.toArray(ServerInterceptor[]::new);
   }
 
   /** A brook.v1 service behind its interceptors, with malformed requests answered INVALID_ARGUMENT. */
@@ -178,8 +211,10 @@ public final class Broker implements AutoCloseable {
     log.info("Starting Brook with config:\n{}", config.describe().stripTrailing());
     GrpcLogs.quietClientMistakes();
     Broker broker = new Broker(config, logFactory, clock);
+    log.info("Security: {}", broker.security.summary());
     try {
       broker.server.start();
+      broker.startHttp(broker.security::httpAllowed); // before recovery: probes see "recovering storage" meanwhile
       long started = System.nanoTime();
       broker.topics.recover();
       long recoveryMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -198,13 +233,25 @@ public final class Broker implements AutoCloseable {
           TimeUnit.MILLISECONDS);
       broker.ready = true;
       SERVICES.forEach(s -> broker.health.setStatus(s, ServingStatus.SERVING));
-      log.info("Brook ready: gRPC on {}:{}, data in {}", config.get(BrokerKeys.GRPC_LISTEN).getHostString(),
-          broker.port(), config.get(BrokerKeys.DATA_DIR).toAbsolutePath());
+      log.info("Brook ready: gRPC on {}:{}, HTTP on {}:{}, data in {}",
+          config.get(BrokerKeys.GRPC_LISTEN).getHostString(), broker.port(),
+          config.get(BrokerKeys.HTTP_LISTEN).getHostString(), broker.httpPort(),
+          config.get(BrokerKeys.DATA_DIR).toAbsolutePath());
       return broker;
     } catch (IOException | RuntimeException e) {
       broker.close();
       throw e;
     }
+  }
+
+  private void startHttp(HttpAccess access) throws IOException {
+    InetSocketAddress listen = config.get(BrokerKeys.HTTP_LISTEN);
+    String version = Broker.class.getPackage().getImplementationVersion();
+    HttpRoutes routes = new HttpRoutes(this::notReadyReason, metrics, new StatsSource(version == null ? "dev" : version,
+        startedAtMs, topics, groups, disk, connections::open), access);
+    http = HttpServer.start(listen, HttpTls.context(security.tls()), routes);
+    log.info("HTTP on {}://{}:{} (/healthz /readyz /metrics /stats)", http.scheme(), listen.getHostString(),
+        http.port());
   }
 
   private void applyRetention() {
@@ -239,8 +286,28 @@ public final class Broker implements AutoCloseable {
     }
   }
 
+  /**
+   * Why the broker does not serve brook.v1 calls now, or null when it does: the reason of /readyz's
+   * 503 and of the UNAVAILABLE answers ("the broker is ...").
+   */
+  public String notReadyReason() {
+    if (closing.get()) {
+      return "shutting down";
+    }
+    return ready ? null : "recovering storage";
+  }
+
   public int port() {
     return server.getPort();
+  }
+
+  /** The HTTP server's bound port (useful when http.listen asked for port 0). */
+  public int httpPort() {
+    return http.port();
+  }
+
+  public BrokerMetrics metrics() {
+    return metrics;
   }
 
   public TopicManager topics() {
@@ -260,7 +327,11 @@ public final class Broker implements AutoCloseable {
     server.awaitTermination();
   }
 
-  /** Stops serving, finishes calls in flight for a short grace, closes the queues, unlocks. Idempotent. */
+  /**
+   * Stops serving: not ready, no new calls, streams told to reconnect (a produce stream after
+   * answering what it read), calls in flight given shutdown.grace.ms to finish, then the group state
+   * forced, the queues closed and the directory unlocked. Idempotent.
+   */
   @Override
   public void close() {
     if (!closing.compareAndSet(false, true)) {
@@ -268,12 +339,17 @@ public final class Broker implements AutoCloseable {
     }
     ready = false;
     health.enterTerminalState();
+    long started = System.nanoTime();
     server.shutdown();
-    groups.closeMembers(); // streams and pending joins end now, so the shutdown need not wait for them
+    draining.drainAll();
+    groups.closeMembers(); // ack streams and pending joins end now, so the shutdown need not wait for them
     try {
-      if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+      if (!server.awaitTermination(shutdownGraceMs, TimeUnit.MILLISECONDS)) {
+        log.warn("Calls still open after the {} ms grace (shutdown.grace.ms) are cancelled", shutdownGraceMs);
         server.shutdownNow();
         server.awaitTermination(2, TimeUnit.SECONDS);
+      } else {
+        log.info("Calls in flight finished in {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -288,6 +364,9 @@ public final class Broker implements AutoCloseable {
     topics.close(); // wakes waiters while their executors still run
     readExecutor.shutdownNow();
     grpcExecutor.shutdownNow();
+    if (http != null) { // last: probes and scrapes answer ("shutting down") until the very end
+      http.close();
+    }
     lock.close();
     log.info("Brook stopped");
   }

@@ -164,6 +164,7 @@ public final class Partition {
       checkOpen();
       throw new BrokerException(BrokerError.STORAGE_ERROR, "append to " + name() + " failed: " + e.getMessage());
     }
+    topic.traffic().produced(records);
     wakeWaiters();
     return result;
   }

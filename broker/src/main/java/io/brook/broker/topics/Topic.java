@@ -16,6 +16,7 @@ public final class Topic {
   private volatile TopicConfig config;
   private final List<Partition> partitions = new CopyOnWriteArrayList<>();
   private final AtomicInteger nextKeylessPartition = new AtomicInteger();
+  private final TopicTraffic traffic = new TopicTraffic();
 
   Topic(String name, UUID id, long createdAtMs, TopicConfig config) {
     this.name = name;
@@ -26,6 +27,11 @@ public final class Topic {
 
   public String name() {
     return name;
+  }
+
+  /** Records in and out since start, for metrics. */
+  public TopicTraffic traffic() {
+    return traffic;
   }
 
   public UUID id() {

@@ -37,7 +37,7 @@ class LongPollTest {
         InstantSource.system());
     topics.recover();
     partition = topics.create("t", 1, Map.of()).partition(0);
-    settings = new ApiSettings(1000, 8, 30_000, InstantSource.system(), reads, timer, null, null);
+    settings = new ApiSettings(1000, 8, 30_000, InstantSource.system(), reads, timer, null, null, new Draining(), ApiObserver.NONE);
   }
 
   @AfterEach
@@ -71,7 +71,7 @@ class LongPollTest {
       }
     };
     try {
-      ApiSettings immediate = new ApiSettings(1000, 8, 30_000, InstantSource.system(), reads, inline, null, null);
+      ApiSettings immediate = new ApiSettings(1000, 8, 30_000, InstantSource.system(), reads, inline, null, null, new Draining(), ApiObserver.NONE);
       CountDownLatch answered = new CountDownLatch(100);
       for (int i = 0; i < 100; i++) {
         new LongPoll(answered::countDown, immediate).start(List.of(partition), List.of(0L), 0);

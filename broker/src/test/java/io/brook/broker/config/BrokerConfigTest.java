@@ -192,4 +192,32 @@ class BrokerConfigTest {
         .hasMessageContaining("fetch.max.wait.ms (from file " + f + ")")
         .hasMessageContaining("must be >= 0");
   }
+
+  @Test
+  void secretsAreMaskedInTheLoggedConfigButUsableAndUnsetSecretsShowEmpty() throws IOException {
+    Path f = file("tls.key.password=hunter2-key");
+    BrokerConfig c = BrokerConfig.resolve(f, Map.of("BROOK_AUTH_TOKENS", "alice=s3cret-token"), Map.of());
+
+    assertThat(c.get(BrokerKeys.AUTH_TOKENS)).isEqualTo("alice=s3cret-token");
+    assertThat(c.get(BrokerKeys.TLS_KEY_PASSWORD)).isEqualTo("hunter2-key");
+    assertThat(c.describe())
+        .doesNotContain("s3cret-token").doesNotContain("hunter2-key")
+        .contains("  auth.tokens = ****  (env BROOK_AUTH_TOKENS)\n")
+        .contains("  tls.key.password = ****  (file " + f + ")\n");
+    assertThat(BrokerConfig.defaults().describe()).contains("  auth.tokens =   (default)\n");
+  }
+
+  @Test
+  void optionalFilesAreEmptyUntilGivenAndEnumsNameTheirChoices() {
+    assertThat(BrokerConfig.defaults().get(BrokerKeys.TLS_CERT_FILE)).isEmpty();
+    BrokerConfig c = BrokerConfig.resolve(null, Map.of(), Map.of("tls.cert.file", "certs/broker.pem",
+        "tls.client.auth", "OPTIONAL"));
+    assertThat(c.get(BrokerKeys.TLS_CERT_FILE)).contains(Path.of("certs/broker.pem"));
+    assertThat(c.get(BrokerKeys.TLS_CLIENT_AUTH)).isEqualTo(BrokerKeys.ClientAuth.OPTIONAL);
+    assertThat(c.describe()).contains("  tls.cert.file = certs/broker.pem  (flag)\n");
+    assertThatThrownBy(() -> BrokerConfig.resolve(null, Map.of(), Map.of("tls.client.auth", "maybe")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("tls.client.auth (from flag)")
+        .hasMessageContaining("must be one of [none, optional, require]");
+  }
 }

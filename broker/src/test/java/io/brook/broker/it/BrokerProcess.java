@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
  */
 public final class BrokerProcess implements AutoCloseable {
   private static final Pattern READY = Pattern.compile("Brook ready: gRPC on [^:]+:(\\d+)");
+  private static final Pattern HTTP_PORT = Pattern.compile("Brook ready: .*, HTTP on [^:]+:(\\d+)");
   public static final long START_TIMEOUT_S = 60;
 
   private final Path dataDir;
@@ -29,6 +30,7 @@ public final class BrokerProcess implements AutoCloseable {
   private final List<String> jvmOptions;
   private Process process;
   private int port;
+  private int httpPort;
   private ManagedChannel channel;
   private int starts;
 
@@ -77,7 +79,7 @@ public final class BrokerProcess implements AutoCloseable {
     command.add("-Xmx512m");
     command.addAll(jvmOptions);
     command.addAll(List.of("-jar", jar().toString(), "broker", "--data-dir", dataDir.toString(),
-        "--grpc-listen", "127.0.0.1:" + port));
+        "--grpc-listen", "127.0.0.1:" + port, "--http-listen", "127.0.0.1:0"));
     command.addAll(args);
     return command;
   }
@@ -108,6 +110,8 @@ public final class BrokerProcess implements AutoCloseable {
       Matcher m = READY.matcher(log);
       if (m.find()) {
         port = Integer.parseInt(m.group(1));
+        Matcher http = HTTP_PORT.matcher(log);
+        httpPort = http.find() ? Integer.parseInt(http.group(1)) : -1;
         channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().maxInboundMessageSize(16 << 20)
             .build();
         return;
@@ -129,6 +133,11 @@ public final class BrokerProcess implements AutoCloseable {
 
   public int port() {
     return port;
+  }
+
+  /** The HTTP server's port (/healthz, /metrics, ...), as the ready line reports it. */
+  public int httpPort() {
+    return httpPort;
   }
 
   public String address() {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 )
 
@@ -28,6 +27,7 @@ type connConfig struct {
 	clientID    string
 	dialOptions []grpc.DialOption
 	keepalive   time.Duration
+	security    security
 }
 
 func defaultConnConfig() connConfig {
@@ -54,6 +54,7 @@ func (c *connConfig) validate(p *problems) {
 	if c.clientID == "" {
 		p.add("WithClientID: must not be empty")
 	}
+	c.security.validate(p, c.address, c.shared != nil)
 	if c.keepalive < minKeepalive {
 		p.add("WithKeepalive(%v): at least %v", c.keepalive, minKeepalive)
 	}
@@ -64,16 +65,15 @@ func (c *connConfig) dial() (conn *grpc.ClientConn, owned bool, err error) {
 	if c.shared != nil {
 		return c.shared, false, nil
 	}
-	opts := []grpc.DialOption{
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithUserAgent("brook-go/" + Version),
+	opts := append(c.security.dialOptions(),
+		grpc.WithUserAgent("brook-go/"+Version),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{
 			Time:                c.keepalive,
 			Timeout:             10 * time.Second,
 			PermitWithoutStream: true,
 		}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxReceiveBytes)),
-	}
+	)
 	opts = append(opts, c.dialOptions...)
 	conn, err = grpc.NewClient(c.address, opts...)
 	if err != nil {

@@ -66,7 +66,8 @@ func (b *brokerProcess) launch(port string) {
 	if _, err := log.WriteString(marker); err != nil {
 		b.t.Fatal(err)
 	}
-	args := append([]string{"broker", "--data-dir", b.dataDir, "--grpc-listen", "127.0.0.1:" + port}, b.args...)
+	args := append([]string{"broker", "--data-dir", b.dataDir, "--grpc-listen", "127.0.0.1:" + port,
+		"--http-listen", "127.0.0.1:0"}, b.args...)
 	cmd := exec.Command(filepath.Join(repoRoot, "bin", "brook"), args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = brokerEnv()

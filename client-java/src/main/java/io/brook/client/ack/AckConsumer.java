@@ -111,7 +111,7 @@ public final class AckConsumer<K, V> implements AutoCloseable {
     this.backoff = new Backoff(config.reconnectBackoff().toMillis(), config.reconnectBackoffMax().toMillis());
     this.failureHandler = config.settleFailureHandler() != null ? config.settleFailureHandler()
         : f -> LOG.log(System.Logger.Level.WARNING, "ack consumer of group " + config.group() + ": not settled: " + f);
-    this.connection = Connection.of(config.address(), config.channel());
+    this.connection = Connection.of(config.address(), config.channel(), config.security());
     this.async = AckServiceGrpc.newStub(connection.channel());
     this.blocking = AckServiceGrpc.newBlockingStub(connection.channel());
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {

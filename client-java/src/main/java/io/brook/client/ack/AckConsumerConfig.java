@@ -1,5 +1,6 @@
 package io.brook.client.ack;
 
+import io.brook.client.Security;
 import io.brook.client.internal.Names;
 import io.brook.client.internal.Problems;
 import io.grpc.ManagedChannel;
@@ -45,6 +46,7 @@ public final class AckConsumerConfig {
 
   private final String address;
   private final ManagedChannel channel;
+  private final Security security;
   private final String group;
   private final List<String> topics;
   private final String clientId;
@@ -61,6 +63,7 @@ public final class AckConsumerConfig {
   private AckConsumerConfig(Builder b) {
     address = b.address;
     channel = b.channel;
+    security = b.security == null ? Security.plaintext() : b.security;
     group = b.group;
     topics = List.copyOf(b.topics);
     clientId = b.clientId;
@@ -86,6 +89,11 @@ public final class AckConsumerConfig {
   /** The shared channel, or null. */
   public ManagedChannel channel() {
     return channel;
+  }
+
+  /** TLS and credentials of the consumer's own channel. */
+  public Security security() {
+    return security;
   }
 
   public String group() {
@@ -142,6 +150,7 @@ public final class AckConsumerConfig {
   public static final class Builder {
     private String address = DEFAULT_ADDRESS;
     private ManagedChannel channel;
+    private Security security;
     private String group;
     private final List<String> topics = new ArrayList<>();
     private String clientId;
@@ -164,6 +173,15 @@ public final class AckConsumerConfig {
 
     public Builder channel(ManagedChannel channel) {
       this.channel = channel;
+      return this;
+    }
+
+    /**
+     * TLS, a client certificate and/or a bearer token ({@link Security}); default
+     * plaintext without credentials. Not with a shared {@code channel}, which brings its own.
+     */
+    public Builder security(Security security) {
+      this.security = security;
       return this;
     }
 
@@ -232,6 +250,7 @@ public final class AckConsumerConfig {
     public AckConsumerConfig build() {
       Problems p = new Problems("ack consumer");
       p.broker(address, channel);
+      p.security(security, channel);
       String badGroup = Names.check(group);
       p.check(badGroup == null, "group", badGroup, group);
       p.check(!topics.isEmpty(), "topics", "must name at least one topic", topics);

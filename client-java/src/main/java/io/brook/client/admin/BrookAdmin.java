@@ -1,5 +1,6 @@
 package io.brook.client.admin;
 
+import io.brook.client.Security;
 import io.brook.client.internal.Connection;
 import io.brook.client.internal.ErrorMapping;
 import io.brook.client.internal.Problems;
@@ -36,7 +37,8 @@ import java.util.function.Supplier;
  * may have happened. Thread-safe.
  *
  * <p>Options ({@link #builder()}): {@code address} ({@code localhost:7070}) or a shared {@code
- * channel} (left open by {@link #close()}), {@code requestTimeout} (30 s).
+ * channel} (left open by {@link #close()}), {@code security} (TLS, token; own channel only), {@code
+ * requestTimeout} (30 s).
  */
 public final class BrookAdmin implements AutoCloseable {
   private final Connection connection;
@@ -45,7 +47,8 @@ public final class BrookAdmin implements AutoCloseable {
   private final long timeoutMs;
 
   private BrookAdmin(Builder b) {
-    connection = Connection.of(b.address, b.channel);
+    connection = Connection.of(b.address, b.channel,
+        b.security == null ? Security.plaintext() : b.security);
     topics = AdminServiceGrpc.newBlockingStub(connection.channel());
     groups = GroupServiceGrpc.newBlockingStub(connection.channel());
     timeoutMs = b.requestTimeout.toMillis();
@@ -176,6 +179,7 @@ public final class BrookAdmin implements AutoCloseable {
   public static final class Builder {
     private String address = "localhost:7070";
     private ManagedChannel channel;
+    private Security security;
     private Duration requestTimeout = Duration.ofSeconds(30);
 
     private Builder() {}
@@ -192,6 +196,15 @@ public final class BrookAdmin implements AutoCloseable {
       return this;
     }
 
+    /**
+     * TLS, a client certificate and/or a bearer token ({@link Security}); default
+     * plaintext without credentials. Not with a shared {@code channel}, which brings its own.
+     */
+    public Builder security(Security security) {
+      this.security = security;
+      return this;
+    }
+
     /** The deadline of each call (default 30 s). */
     public Builder requestTimeout(Duration timeout) {
       this.requestTimeout = timeout;
@@ -201,6 +214,7 @@ public final class BrookAdmin implements AutoCloseable {
     public BrookAdmin build() {
       Problems p = new Problems("admin");
       p.broker(address, channel);
+      p.security(security, channel);
       p.check(requestTimeout != null && requestTimeout.toMillis() >= 1, "requestTimeout", "must be >= 1 ms",
           requestTimeout);
       p.throwIfAny();

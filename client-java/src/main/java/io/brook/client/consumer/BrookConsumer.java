@@ -114,7 +114,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     this.config = Objects.requireNonNull(config, "config");
     Objects.requireNonNull(keyDeserializer, "keyDeserializer");
     Objects.requireNonNull(valueDeserializer, "valueDeserializer");
-    this.connection = Connection.of(config.broker(), config.channel());
+    this.connection = Connection.of(config.broker(), config.channel(), config.security());
     this.calls = new Calls(config.reconnectBackoffMs(), config.reconnectBackoffMaxMs());
     GroupServiceGrpc.GroupServiceBlockingStub groups = GroupServiceGrpc.newBlockingStub(connection.channel());
     FetchServiceGrpc.FetchServiceBlockingStub fetches = FetchServiceGrpc.newBlockingStub(connection.channel());

@@ -1,5 +1,6 @@
 package io.brook.client.consumer;
 
+import io.brook.client.Security;
 import io.brook.client.internal.Problems;
 import io.grpc.ManagedChannel;
 import java.time.Duration;
@@ -19,6 +20,7 @@ public final class ConsumerConfig {
 
   private final String broker;
   private final ManagedChannel channel;
+  private final Security security;
   private final String groupId;
   private final String clientId;
   private final int sessionTimeoutMs;
@@ -37,6 +39,7 @@ public final class ConsumerConfig {
   private ConsumerConfig(Builder b) {
     broker = b.broker;
     channel = b.channel;
+    security = b.security == null ? Security.plaintext() : b.security;
     groupId = b.groupId;
     clientId = b.clientId;
     sessionTimeoutMs = (int) b.sessionTimeoutMs;
@@ -64,6 +67,11 @@ public final class ConsumerConfig {
   /** The shared channel, or null when the consumer makes its own from {@link #broker()}. */
   public ManagedChannel channel() {
     return channel;
+  }
+
+  /** TLS and credentials of the consumer's own channel. */
+  public Security security() {
+    return security;
   }
 
   /** The group, or null (then only {@link BrookConsumer#assign} works, and nothing can be committed). */
@@ -127,6 +135,7 @@ public final class ConsumerConfig {
   public static final class Builder {
     private String broker = "localhost:7070";
     private ManagedChannel channel;
+    private Security security;
     private String groupId;
     private String clientId = "brook-consumer";
     private long sessionTimeoutMs = 45_000;
@@ -156,6 +165,15 @@ public final class ConsumerConfig {
      */
     public Builder channel(ManagedChannel shared) {
       this.channel = shared;
+      return this;
+    }
+
+    /**
+     * TLS, a client certificate and/or a bearer token ({@link Security}); default
+     * plaintext without credentials. Not with a shared {@code channel}, which brings its own.
+     */
+    public Builder security(Security security) {
+      this.security = security;
       return this;
     }
 
@@ -272,6 +290,7 @@ public final class ConsumerConfig {
     public ConsumerConfig build() {
       Problems p = new Problems("consumer");
       p.broker(broker, channel);
+      p.security(security, channel);
       p.check(groupId == null || GROUP_NAME.matcher(groupId).matches(), "group.id",
           "must match [a-zA-Z0-9._-]{1,249}", groupId);
       p.check(clientId != null, "client.id", "must not be null", clientId);

@@ -1,8 +1,18 @@
 package io.brook.client.internal;
 
+import io.brook.client.Security;
+import io.brook.client.errors.ConfigException;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 
 /**
  * The gRPC channel a client talks over: its own, made from {@code host:port}, or one the
@@ -25,18 +35,48 @@ public final class Connection implements AutoCloseable {
   }
 
   public static Connection of(String address, ManagedChannel shared) {
+    return of(address, shared, Security.plaintext());
+  }
+
+  /** The security applies to a channel of the client's own; a shared channel brings its own. */
+  public static Connection of(String address, ManagedChannel shared, Security security) {
     if (shared != null) {
       return new Connection(shared, false, shared.authority());
     }
+    return new Connection(newChannel(address, security), true, address);
+  }
+
+  /** A channel to a checked {@code host:port}: TLS when the security asks for it, the token on every call. */
+  public static ManagedChannel newChannel(String address, Security security) {
     int colon = address.lastIndexOf(':');
     String host = address.substring(0, colon);
     int port = Integer.parseInt(address.substring(colon + 1));
-    ManagedChannel channel = NettyChannelBuilder.forAddress(host, port)
-        .usePlaintext()
+    NettyChannelBuilder builder = NettyChannelBuilder.forAddress(host, port)
         .maxInboundMessageSize(MAX_INBOUND_BYTES)
-        .keepAliveTime(30, TimeUnit.SECONDS)
-        .build();
-    return new Connection(channel, true, address);
+        .keepAliveTime(30, TimeUnit.SECONDS);
+    if (security.tls()) {
+      try {
+        SslContextBuilder ssl = GrpcSslContexts.forClient();
+        security.trustCa().ifPresent(ca -> ssl.trustManager(ca.toFile()));
+        if (security.clientCertificate().isPresent()) {
+          ssl.keyManager(security.clientCertificate().get().toFile(), security.clientKey().orElseThrow().toFile());
+        }
+        builder.sslContext(ssl.build());
+      } catch (SSLException | IllegalArgumentException e) {
+        throw new ConfigException("CONFIG", "invalid security files (" + security + "): " + e.getMessage(), e);
+      }
+    } else {
+      builder.usePlaintext();
+    }
+    security.token().ifPresent(token -> builder.intercept(new ClientInterceptor() {
+      private final BearerToken credentials = new BearerToken(token);
+
+      @Override
+      public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
+        return next.newCall(method, options.withCallCredentials(credentials));
+      }
+    }));
+    return builder.build();
   }
 
   /** Problems with a {@code host:port} address, or null when it is fine. */

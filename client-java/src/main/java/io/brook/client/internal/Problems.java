@@ -43,6 +43,12 @@ public final class Problems {
     return this;
   }
 
+  /** Security is set up on a channel of the client's own; a shared channel has its own. */
+  public Problems security(Object security, Object sharedChannel) {
+    return check(security == null || sharedChannel == null, "security",
+        "cannot be combined with a shared channel (build that one with Security.newChannel)", security);
+  }
+
   public Problems present(String option, Object value) {
     return check(value != null, option, "is required", "nothing");
   }

@@ -55,7 +55,7 @@ public final class BrookProducer<K, V> implements AutoCloseable {
     this.config = Objects.requireNonNull(config, "config");
     this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
     this.valueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
-    this.connection = Connection.of(config.broker, config.channel);
+    this.connection = Connection.of(config.broker, config.channel, config.security);
     this.accumulator = new RecordAccumulator(config);
     this.metadata = new TopicMetadata(connection.channel(), config);
     this.buffer = new Semaphore((int) config.bufferMemory);

@@ -1,6 +1,7 @@
 package io.brook.client.producer;
 
 import io.brook.client.Durability;
+import io.brook.client.Security;
 import io.brook.client.internal.Problems;
 import io.grpc.ManagedChannel;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.time.Duration;
 public final class ProducerConfig {
   final String broker;
   final ManagedChannel channel;
+  final Security security;
   final String clientId;
   final int batchSize;
   final long lingerMs;
@@ -32,6 +34,7 @@ public final class ProducerConfig {
   private ProducerConfig(Builder b) {
     Problems p = new Problems("producer");
     p.broker(b.broker, b.channel)
+        .security(b.security, b.channel)
         .atLeast("batchSize", b.batchSize, 1)
         .betweenMs("linger", b.lingerMs, 0, 3_600_000)
         .between("bufferMemory", b.bufferMemory, 1024, Integer.MAX_VALUE)
@@ -55,6 +58,7 @@ public final class ProducerConfig {
         .throwIfAny();
     broker = b.broker;
     channel = b.channel;
+    security = b.security == null ? Security.plaintext() : b.security;
     clientId = b.clientId;
     batchSize = b.batchSize;
     lingerMs = b.lingerMs;
@@ -81,6 +85,7 @@ public final class ProducerConfig {
   public static final class Builder {
     private String broker = "localhost:7070";
     private ManagedChannel channel;
+    private Security security;
     private String clientId = "";
     private int batchSize = 16_384;
     private long lingerMs = 5;
@@ -109,6 +114,15 @@ public final class ProducerConfig {
     /** A channel shared with other clients instead of one of its own; closing the producer leaves it open. */
     public Builder channel(ManagedChannel shared) {
       this.channel = shared;
+      return this;
+    }
+
+    /**
+     * TLS, a client certificate and/or a bearer token ({@link Security}); default
+     * plaintext without credentials. Not with a shared {@code channel}, which brings its own.
+     */
+    public Builder security(Security security) {
+      this.security = security;
       return this;
     }
 

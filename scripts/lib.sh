@@ -26,7 +26,15 @@ start_broker() {
   local dir=$1
   shift
   BROKER_PORT="$(free_port)"
-  bin/brook broker --data-dir "$dir/data" --grpc-listen "127.0.0.1:$BROKER_PORT" "$@" >"$dir/broker.log" 2>&1 &
+  bin/brook broker --data-dir "$dir/data" --grpc-listen "127.0.0.1:$BROKER_PORT" --http-listen 127.0.0.1:0 "$@" >"$dir/broker.log" 2>&1 &
   BROKER_PID=$!
   wait_ready "$dir/broker.log" "$BROKER_PID"
+}
+
+# check DESCRIPTION COMMAND...: runs COMMAND and counts it in passed or failed, printing
+# "$STEP: ok   DESCRIPTION" or "$STEP: FAIL DESCRIPTION" (STEP is the calling script's name).
+check() {
+  local what="$1"; shift
+  if "$@"; then passed=$((passed + 1)); echo "$STEP: ok   $what"
+  else failed=$((failed + 1)); echo "$STEP: FAIL $what"; fi
 }

@@ -8,10 +8,12 @@ cd "$ROOT"
 # shellcheck source=scripts/tools-env.sh
 source scripts/tools-env.sh
 . scripts/lib.sh
+STEP=readme-smoke
 
 work="$(mktemp -d)"
 port="$(free_port)"
 export BROOK_DATA_DIR="$work/data" BROOK_GRPC_LISTEN="127.0.0.1:$port" BROOK_BROKER="127.0.0.1:$port"
+export BROOK_HTTP_LISTEN="127.0.0.1:0"   # never a broker already on 7080
 passed=0 failed=0
 broker_pid=""   # the broker's JVM (make's child), not make itself
 make_pid=""
@@ -19,18 +21,13 @@ starts=0
 
 cleanup() {
   {
-    [[ -n "$broker_pid" ]] && kill -9 "$broker_pid" || true
+    [[ -n "$broker_pid" ]] && kill -9 "$broker_pid" && wait "$broker_pid" || true
     [[ -n "$make_pid" ]] && kill -9 "$make_pid" && wait "$make_pid" || true
   } 2>/dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-check() { # description, then a command that must succeed
-  local what="$1"; shift
-  if "$@"; then passed=$((passed + 1)); echo "readme-smoke: ok   $what"
-  else failed=$((failed + 1)); echo "readme-smoke: FAIL $what"; fi
-}
 
 start_broker() {
   starts=$((starts + 1))
@@ -78,6 +75,14 @@ clicks="$(bin/brook topic describe clicks)"
 check "topic describe clicks shows both limits and a 10m roll" bash -c \
   "grep -q 'retention.bytes=10737418240' <<<\"\$1\" && grep -q 'retention.ms=86400000' <<<\"\$1\" && grep -q 'segment.roll=10m' <<<\"\$1\"" _ "$clicks"
 
+# Health, metrics and stats: the README's curl commands, on the port this broker chose.
+http_port="$(grep -o 'HTTP on http://[^ ]*' "$log" | head -n 1 | sed 's/.*://')"
+check "curl /healthz: ok" bash -c "curl -sf 127.0.0.1:$http_port/healthz | grep -qx ok"
+check "curl /readyz: ready" bash -c "curl -sf 127.0.0.1:$http_port/readyz | grep -qx ready"
+check "curl /metrics: orders' produced records" bash -c \
+  "curl -sf 127.0.0.1:$http_port/metrics | grep -Eq '^brook_produced_records_total\\{topic=\"orders\"\\} [1-9]'"
+check "curl /stats: JSON naming the topic" bash -c "curl -sf 127.0.0.1:$http_port/stats | grep -q '\"orders\"'"
+
 # From Go: the README's example programs, against the same broker ($BROOK_BROKER).
 go_example() { (cd client-go && go run "./examples/$1" "${@:2}") 2>&1 || true; }
 out="$(go_example produce -topic orders -n 10)"
@@ -102,6 +107,57 @@ check "records and offsets unchanged after kill -9" test "$before" = "$after"
 next="$(echo 'after-restart' | bin/brook produce orders --partition 0 2>/dev/null; bin/brook consume orders --partition 0 --from-time 1970-01-01 --format '%o %v' | tail -n 1)"
 end0="$(bin/brook topic describe orders | awk '$1 == "0" {print $3}')"
 check "the next produce continues at the next offset ($next, end $end0)" test "$next" = "$((end0 - 1)) after-restart"
+
+# Running it with TLS and tokens: the README's walkthrough, in a directory of its own with free
+# ports (BROOK_* variables beat the properties file), then the CLI and curl as it shows them.
+kill -9 "$broker_pid" 2>/dev/null || true
+wait "$make_pid" 2>/dev/null || true
+broker_pid="" make_pid=""
+secure_port="$(free_port)" secure_http="$(free_port)"
+readme_root="$ROOT"
+(
+  cd "$work" && mkdir -p secure
+  set -e
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 365 \
+    -subj "/CN=Brook dev CA" -keyout secure/ca-key.pem -out secure/ca.pem
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+    -keyout secure/broker-key.pem -out secure/broker.csr
+  openssl x509 -req -in secure/broker.csr -CA secure/ca.pem -CAkey secure/ca-key.pem -CAcreateserial \
+    -days 365 -extfile <(printf 'subjectAltName=DNS:localhost,IP:127.0.0.1') -out secure/broker.pem
+  echo "alice=$(openssl rand -hex 24)" > secure/tokens
+  printf 'alice * topic:*\nalice * group:*\n' > secure/permissions
+  printf '%s\n' data.dir=secure/data tls.cert.file=secure/broker.pem tls.key.file=secure/broker-key.pem \
+    auth.enabled=true auth.tokens.file=secure/tokens auth.permissions.file=secure/permissions \
+    > secure/brook.properties
+) >"$work/secure-setup.log" 2>&1
+check "the walkthrough's openssl and files" test -s "$work/secure/brook.properties"
+unset BROOK_DATA_DIR
+(cd "$work" && BROOK_GRPC_LISTEN="localhost:$secure_port" BROOK_HTTP_LISTEN="localhost:$secure_http" \
+  exec "$readme_root/bin/brook" broker --config secure/brook.properties) >"$work/secure.log" 2>&1 &
+broker_pid=$!
+wait_ready "$work/secure.log" "$broker_pid" || true
+check "secure broker logs TLS and auth on" grep -q 'Security: TLS on, mTLS off; auth on: 1 principals' "$work/secure.log"
+export BROOK_BROKER="localhost:$secure_port"
+(
+  cd "$work"
+  export BROOK_TOKEN="$(cut -d= -f2- secure/tokens)"
+  b="$readme_root/bin/brook"
+  check "secure: topic create payments" "$b" topic create payments --partitions 3 --tls-ca secure/ca.pem
+  check "secure: produce 100" bash -c "seq 1 100 | '$b' produce payments --tls-ca secure/ca.pem"
+  n="$("$b" consume payments --from earliest --max 100 --tls-ca secure/ca.pem | wc -l)"
+  check "secure: consume prints 100 (got $n)" test "$n" -eq 100
+  check "secure: curl /metrics with the token" bash -c "curl -s --cacert secure/ca.pem \
+    -H 'Authorization: Bearer $BROOK_TOKEN' https://localhost:$secure_http/metrics \
+    | grep -Eq '^brook_produced_records_total\\{topic=\"payments\"\\} 100'"
+  code="$(curl -s -o /dev/null -w '%{http_code}' --cacert secure/ca.pem https://localhost:$secure_http/metrics)"
+  check "secure: curl /metrics without the token is 401 (got $code)" test "$code" = 401
+  out="$(BROOK_TOKEN= "$b" topic list --tls-ca secure/ca.pem 2>&1 || true)"
+  check "secure: the CLI without a token is UNAUTHENTICATED" grep -q 'no bearer token or client certificate' <<<"$out"
+  out="$("$b" topic list 2>&1 || true)"
+  check "secure: a plaintext CLI does not get in" bash -c "! grep -q payments <<<\"\$1\"" _ "$out"
+  echo "$passed $failed" > "$work/secure-counts"
+)
+read -r passed failed < "$work/secure-counts" || failed=$((failed + 1))
 
 echo "readme-smoke: $passed passed, $failed failed"
 [[ "$failed" -eq 0 ]]

@@ -8,6 +8,8 @@
 #                      go test -race against real brokers - needs 1 and 3 (the jar)
 #   4. readme-smoke    scripts/readme-smoke.sh, only if it exists and is
 #                      executable - needs 1 and 3 (skipped if either failed)
+#   4b. promtool-check scripts/promtool-check.sh: `promtool check metrics` on a live scrape,
+#                      and the Grafana dashboard's metrics present in it - needs 3
 #   5. jdk-smoke       scripts/jdk-smoke.sh: broker + CLI on every JDK >= 17 here (17 and 25)
 #   6. perf-smoke      perf/smoke.sh: every JMH benchmark runs once, briefly (no timing asserted)
 # A failed step does not hide the others' results: later independent steps
@@ -102,12 +104,12 @@ summary() {
   if [ -n "$counts" ]; then
     read -r p f s <<<"$counts"
   fi
-  # The smoke scripts end with "NAME: N passed, N failed", go-test with
-  # "go-test: N passed, N failed, N skipped"; the closing line adds them up.
+  # The smoke scripts end with "NAME: N passed, N failed", go-test and promtool-check with
+  # "NAME: N passed, N failed, N skipped"; the closing line adds them up.
   local ss
   while read -r sp sf ss; do
     p=$((p + sp)); f=$((f + sf)); s=$((s + ${ss:-0}))
-  done < <(sed -n 's/^[a-z-]*-\(smoke\|test\): \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\2 \3 \5/p' "$SMOKE_LOG")
+  done < <(sed -n 's/^[a-z-]*-\(smoke\|test\|check\): \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\2 \3 \5/p' "$SMOKE_LOG")
   rm -f "$MAVEN_LOG" "$SMOKE_LOG"
   echo "tests: $p passed, $f failed, $s skipped"
   exit "$failed"
@@ -152,6 +154,14 @@ elif [[ "${RESULT[maven]}" == FAILED* ]]; then
 else
   readme_smoke() { scripts/readme-smoke.sh 2>&1 | tee -a "$SMOKE_LOG"; }
   run_step readme-smoke scripts/readme-smoke.sh readme_smoke
+fi
+
+# 4b. The metrics as Prometheus' own linter sees them, and the dashboard against them.
+if [[ "${RESULT[maven]}" == FAILED* ]]; then
+  skip_step promtool-check "maven failed"
+else
+  promtool_check() { bash scripts/promtool-check.sh 2>&1 | tee -a "$SMOKE_LOG"; }
+  run_step promtool-check scripts/promtool-check.sh promtool_check
 fi
 
 # 5. The same jar on every JDK this machine has (17 and 25): started, used, no JVM warnings.

@@ -28,6 +28,11 @@ public final class Draining {
     open.remove(drain);
   }
 
+  /** Streams open and fetches waiting now: what a shutdown would have to end. */
+  public int open() {
+    return open.size();
+  }
+
   boolean draining() {
     return draining;
   }

@@ -42,7 +42,7 @@ public final class BrokerMetrics {
   private final GroupManager groups;
 
   public BrokerMetrics(TopicManager topics, GroupManager groups, DiskGuard disk, Retention retention,
-      IntSupplier connections) {
+      IntSupplier connections, IntSupplier longCalls) {
     this.topics = topics;
     this.groups = groups;
     rpc = new RpcMetrics(registry);
@@ -69,6 +69,10 @@ public final class BrokerMetrics {
     GaugeWithCallback.builder().name("brook_grpc_connections")
         .help("Open gRPC client connections.")
         .callback(cb -> cb.call(connections.getAsInt())).register(registry);
+    GaugeWithCallback.builder().name("brook_grpc_long_calls")
+        .help("Produce, tail and receive streams open and fetches waiting for records: the calls a "
+            + "shutdown tells to reconnect.")
+        .callback(cb -> cb.call(longCalls.getAsInt())).register(registry);
     JvmMetrics.builder().register(registry);
   }
 

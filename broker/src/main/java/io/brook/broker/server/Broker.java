@@ -130,7 +130,7 @@ public final class Broker implements AutoCloseable {
           config.get(BrokerKeys.MAX_BATCH_RECORDS), disk), logFactory,
           config.get(BrokerKeys.GROUP_JOURNAL_COMPACT_EVENTS));
       groups.limit(config.get(BrokerKeys.MAX_GROUPS));
-      metrics = new BrokerMetrics(topics, groups, disk, retention, connections::open);
+      metrics = new BrokerMetrics(topics, groups, disk, retention, connections::open, draining::open);
       ApiSettings settings = new ApiSettings(config.get(BrokerKeys.MAX_BATCH_RECORDS),
           config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), config.get(BrokerKeys.FETCH_MAX_WAIT_MS), clock,
           readExecutor, timer, flusher, producerIds, draining, metrics.rpc());

@@ -3,6 +3,10 @@ package io.brook.broker.it;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,6 +26,7 @@ public final class BrokerProcess implements AutoCloseable {
   private static final Pattern READY = Pattern.compile("Brook ready: gRPC on [^:]+:(\\d+)");
   private static final Pattern HTTP_PORT = Pattern.compile("Brook ready: .*, HTTP on [^:]+:(\\d+)");
   public static final long START_TIMEOUT_S = 60;
+  private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   private final Path dataDir;
   private final Path logFile;
@@ -138,6 +143,17 @@ public final class BrokerProcess implements AutoCloseable {
   /** The HTTP server's port (/healthz, /metrics, ...), as the ready line reports it. */
   public int httpPort() {
     return httpPort;
+  }
+
+  /**
+   * The value of an unlabelled metric in a plaintext, unauthenticated broker's /metrics scrape, or
+   * NaN when the scrape does not have it.
+   */
+  public double metric(String name) throws IOException, InterruptedException {
+    String body = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics")).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+    return body.lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(l.substring(
+        name.length() + 1).trim())).findFirst().orElse(Double.NaN);
   }
 
   public String address() {

@@ -66,6 +66,9 @@ class ShutdownIT {
       // a Receive stream whose first request (the one that joins a group) has not come yet
       Recorder<ReceiveResponse> notJoined = new Recorder<>();
       AckServiceGrpc.newStub(broker.channel()).receive(notJoined);
+      // Only once the broker holds all five (fetch, tail, produce, ack, not joined): a SIGTERM
+      // before a call reached it would have it refused at the door instead of drained.
+      awaitLongCalls(broker, 5);
 
       assertThat(broker.terminate()).as("exit code after SIGTERM, within the test's wait").isZero();
 
@@ -79,6 +82,17 @@ class ShutdownIT {
       assertThat(broker.currentStartLog()).contains("Calls in flight finished in").contains("Brook stopped")
           .doesNotContain("are cancelled");
     }
+  }
+
+  private static void awaitLongCalls(BrokerProcess broker, int expected) throws Exception {
+    double open = Double.NaN;
+    for (long deadline = System.nanoTime() + 30_000_000_000L; System.nanoTime() < deadline; Thread.sleep(20)) {
+      open = broker.metric("brook_grpc_long_calls");
+      if (open == expected) {
+        return;
+      }
+    }
+    assertThat(open).as("brook_grpc_long_calls after 30 s").isEqualTo(expected);
   }
 
   /** How a stream ended (skipping its messages), or null when it did not end. */

@@ -10,7 +10,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import org.testcontainers.containers.BindMode;
 import org.testcontainers.containers.ContainerLaunchException;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.AbstractWaitStrategy;
@@ -27,16 +30,45 @@ final class BrookContainer extends GenericContainer<BrookContainer> {
 
   final int grpcPort = freePort();
   final int httpPort = freePort();
+  private final HttpClient http;
+  private final String scheme;
 
+  /** Plaintext, no authentication: the image's defaults. */
   BrookContainer(DockerImageName image, String volume) {
+    this(image, volume, null);
+  }
+
+  /**
+   * With {@code secure}: TLS on gRPC and HTTP (HTTPS only, so /readyz too) and tokens with
+   * permissions, from the files mounted read-only at /etc/brook/secure as the chart mounts Secrets.
+   */
+  BrookContainer(DockerImageName image, String volume, SecureFiles secure) {
     super(image);
     withNetworkMode("host");
     withEnv("BROOK_GRPC_LISTEN", "127.0.0.1:" + grpcPort);
     withEnv("BROOK_HTTP_LISTEN", "127.0.0.1:" + httpPort);
     withTmpFs(Map.of("/tmp", "rw"));
-    withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withReadonlyRootfs(true)
-        .withBinds(new Bind(volume, new Volume("/var/lib/brook"))));
-    waitingFor(new ReadyzWaitStrategy(httpPort).withStartupTimeout(READY_TIMEOUT));
+    withCreateContainerCmdModifier(cmd -> {
+      List<Bind> binds = new ArrayList<>(); // withFileSystemBind's, then the volume
+      Bind[] given = cmd.getHostConfig().getBinds();
+      binds.addAll(given == null ? List.of() : List.of(given));
+      binds.add(new Bind(volume, new Volume("/var/lib/brook")));
+      cmd.getHostConfig().withReadonlyRootfs(true).withBinds(binds);
+    });
+    if (secure == null) {
+      http = HTTP;
+      scheme = "http";
+    } else {
+      withFileSystemBind(secure.dir.toString(), "/etc/brook/secure", BindMode.READ_ONLY);
+      withEnv(Map.of("BROOK_TLS_CERT_FILE", "/etc/brook/secure/tls.crt",
+          "BROOK_TLS_KEY_FILE", "/etc/brook/secure/tls.key",
+          "BROOK_AUTH_ENABLED", "true",
+          "BROOK_AUTH_TOKENS_FILE", "/etc/brook/secure/tokens",
+          "BROOK_AUTH_PERMISSIONS_FILE", "/etc/brook/secure/permissions"));
+      http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).sslContext(secure.trustingContext()).build();
+      scheme = "https";
+    }
+    waitingFor(new ReadyzWaitStrategy().withStartupTimeout(READY_TIMEOUT));
   }
 
   String address() {
@@ -44,10 +76,9 @@ final class BrookContainer extends GenericContainer<BrookContainer> {
   }
 
   /** GET a path of the broker's HTTP port: the status code, or -1 when nothing answers. */
-  static int httpStatus(int port, String path) {
+  int httpStatus(String path) {
     try {
-      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-          .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+      return http.send(request(path), HttpResponse.BodyHandlers.discarding()).statusCode();
     } catch (IOException e) {
       return -1;
     } catch (InterruptedException e) {
@@ -56,9 +87,13 @@ final class BrookContainer extends GenericContainer<BrookContainer> {
     }
   }
 
-  static String httpBody(int port, String path) throws IOException, InterruptedException {
-    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
+  String httpBody(String path) throws IOException, InterruptedException {
+    return http.send(request(path), HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  private HttpRequest request(String path) {
+    return HttpRequest.newBuilder(URI.create(scheme + "://127.0.0.1:" + httpPort + path))
+        .timeout(Duration.ofSeconds(5)).build();
   }
 
   private static int freePort() {
@@ -70,13 +105,7 @@ final class BrookContainer extends GenericContainer<BrookContainer> {
   }
 
   /** Polls /readyz on the host network (Testcontainers' HTTP strategy needs mapped ports). */
-  private static final class ReadyzWaitStrategy extends AbstractWaitStrategy {
-    private final int port;
-
-    ReadyzWaitStrategy(int port) {
-      this.port = port;
-    }
-
+  private final class ReadyzWaitStrategy extends AbstractWaitStrategy {
     @Override
     protected void waitUntilReady() {
       long deadline = System.nanoTime() + startupTimeout.toNanos();
@@ -85,7 +114,7 @@ final class BrookContainer extends GenericContainer<BrookContainer> {
           throw new ContainerLaunchException("the broker container stopped before /readyz answered 200:\n"
               + waitStrategyTarget.getLogs());
         }
-        if (httpStatus(port, "/readyz") == 200) {
+        if (httpStatus("/readyz") == 200) {
           return;
         }
         try {

@@ -23,6 +23,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.BindMode;
 import org.testcontainers.containers.GenericContainer;
@@ -67,7 +68,7 @@ class ImageIT {
   void servesRunsAsNonRootStopsCleanlyAndKeepsItsDataAcrossARestart() throws Exception {
     BrookContainer first = start(new BrookContainer(IMAGE, volume));
     assertThat(first.execInContainer("id", "-u").getStdout().trim()).as("uid in the container").isEqualTo("10001");
-    assertThat(BrookContainer.httpStatus(first.httpPort, "/healthz")).isEqualTo(200);
+    assertThat(first.httpStatus("/healthz")).isEqualTo(200);
     assertThat(first.getLogs()).contains("data in /var/lib/brook");
 
     try (BrookAdmin admin = BrookAdmin.create(first.address())) {
@@ -75,7 +76,7 @@ class ImageIT {
     }
     List<String> sent = produce(first.address(), 0, 1000);
     assertThat(consume(first.address(), "billing", sent.size())).containsExactlyInAnyOrderElementsOf(sent);
-    assertThat(BrookContainer.httpBody(first.httpPort, "/metrics"))
+    assertThat(first.httpBody("/metrics"))
         .contains("brook_produced_records_total{topic=\"orders\"} 1000.0");
 
     assertThat(stopWithSigterm(first)).as("exit code after SIGTERM").isZero();
@@ -103,6 +104,22 @@ class ImageIT {
     assertThat(test.output()).contains("cannot reach the broker at 127.0.0.1:1");
   }
 
+  @Test
+  void withTlsAndTokensTheHelmTestScriptPassesWithTheTokenAndIsRefusedWithout(@TempDir Path tmp) throws Exception {
+    SecureFiles secure = new SecureFiles(tmp);
+    BrookContainer broker = start(new BrookContainer(IMAGE, volume, secure));
+    assertThat(broker.getLogs()).contains("Security: TLS on").contains("auth on");
+    assertThat(broker.httpStatus("/metrics")).as("/metrics over HTTPS without a token").isEqualTo(401);
+
+    ScriptRun withToken = runTestScript(broker.address(), secure, "token");
+    assertThat(withToken.exitCode()).as("exit code; output:\n" + withToken.output()).isZero();
+    assertThat(withToken.output()).contains("test-produce-consume: ok");
+
+    ScriptRun noToken = runTestScript(broker.address(), secure, null);
+    assertThat(noToken.exitCode()).as("exit code without a token; output:\n" + noToken.output()).isNotZero();
+    assertThat(noToken.output()).contains("no bearer token or client certificate");
+  }
+
   private <C extends GenericContainer<?>> C start(C container) {
     started.add(container);
     container.start();
@@ -121,6 +138,11 @@ class ImageIT {
    * pod mounts it from a ConfigMap), a read-only root with a tmpfs at /tmp. Waits for it to exit.
    */
   private ScriptRun runTestScript(String broker) {
+    return runTestScript(broker, null, null);
+  }
+
+  /** With {@code secure}: its CA trusted (BROOK_TLS_CA) and, unless null, the token file named. */
+  private ScriptRun runTestScript(String broker, SecureFiles secure, String tokenFile) {
     assertThat(Files.isRegularFile(TEST_SCRIPT)).as("the helm test script at " + TEST_SCRIPT).isTrue();
     GenericContainer<?> c = new GenericContainer<>(IMAGE);
     c.withNetworkMode("host")
@@ -132,6 +154,13 @@ class ImageIT {
           cmd.getHostConfig().withReadonlyRootfs(true);
         })
         .withStartupCheckStrategy(new ExitedStartupCheck().withTimeout(Duration.ofSeconds(120)));
+    if (secure != null) {
+      c.withFileSystemBind(secure.dir.toString(), "/etc/brook/secure", BindMode.READ_ONLY)
+          .withEnv("BROOK_TLS_CA", "/etc/brook/secure/ca.crt");
+      if (tokenFile != null) {
+        c.withEnv("BROOK_TOKEN_FILE", "/etc/brook/secure/" + tokenFile);
+      }
+    }
     start(c);
     long exit = docker.inspectContainerCmd(c.getContainerId()).exec().getState().getExitCodeLong();
     return new ScriptRun(exit, c.getLogs());

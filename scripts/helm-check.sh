@@ -74,7 +74,7 @@ install_helm() {
     ld+=" -X helm.sh/helm/v3/$pkg.k8sVersionMajor=1 -X helm.sh/helm/v3/$pkg.k8sVersionMinor=$HELM_K8S_MINOR"
   done
   mkdir -p "$BROOK_TOOLS_DIR/bin"
-  GOBIN="$BROOK_TOOLS_DIR/bin" GOFLAGS=-mod=mod go install -trimpath -ldflags "$ld" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" || return 1
+  GOBIN="$BROOK_TOOLS_DIR/bin" go install -trimpath -ldflags "$ld" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" || return 1
   echo "$STEP: helm $("$HELM" version --template '{{.Version}}') installed in $((SECONDS - start)) s -> $HELM"
 }
 
@@ -118,6 +118,18 @@ else
 fi
 
 # ---- lint, render, validate each values set -------------------------------------------------------
+# helm template leaves NOTES.txt out: a copy of the chart renders it into a ConfigMap to check it.
+notes_chart="$work/notes-chart/brook"
+mkdir -p "$work/notes-chart"
+cp -r "$CHART" "$notes_chart"
+cat >"$notes_chart/templates/zz-notes-for-check.yaml" <<'EOF'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: notes-for-check
+data:
+  notes: {{ include (print $.Template.BasePath "/NOTES.txt") . | toJson }}
+EOF
 sets=(default)
 for f in "$CHART"/ci/*.yaml; do sets+=("$(basename "$f" .yaml)"); done
 for name in "${sets[@]}"; do
@@ -147,6 +159,12 @@ for name in "${sets[@]}"; do
     check "ServiceMonitor valid for the prometheus-operator CRD, strictly ($name)" "$PY" "$CHECKER" crd "$CRD" "$work/$name.sm.yaml"
   fi
   check "rendered objects as expected for the values ($name)" "$PY" "$CHECKER" expect "$name" "$out" "$CHART" "$ROOT"
+  if "$HELM" template "$RELEASE" "$notes_chart" -n "$NAMESPACE" "${args[@]}" \
+       --show-only templates/zz-notes-for-check.yaml >"$work/notes.yaml" 2>"$work/err"; then
+    check "NOTES.txt says one replica and how to try it ($name)" "$PY" "$CHECKER" notes "$name" "$work/notes.yaml" "$CHART"
+  else
+    bad "NOTES.txt renders ($name)" "$work/err"
+  fi
 done
 
 # ---- values that must be refused, each error naming the key ----------------------------------------

@@ -6,6 +6,8 @@ its kubernetes-validate venv, which has PyYAML and jsonschema).
                                       unknown fields counted as errors
   expect NAME RENDERED CHART_DIR ROOT checks the objects rendered for values set NAME (default or a
                                       ci/NAME.yaml) against the kinds expected and what the values say
+  notes NAME RENDERED CHART_DIR       checks NOTES.txt as rendered into a ConfigMap (data.notes) by
+                                      helm-check.sh: one replica said, the commands to try it
 
 Each command prints one line per problem and exits 1 when there is any.
 """
@@ -99,6 +101,15 @@ def merge(base, over):
     return out
 
 
+def effective_values(name, chart_dir):
+    with open(f"{chart_dir}/values.yaml") as f:
+        values = yaml.safe_load(f)
+    if name != "default":
+        with open(f"{chart_dir}/ci/{name}.yaml") as f:
+            values = merge(values, yaml.safe_load(f) or {})
+    return values
+
+
 def cmd_expect(name, rendered, chart_dir, root):
     errs = []
 
@@ -106,11 +117,7 @@ def cmd_expect(name, rendered, chart_dir, root):
         if not cond:
             errs.append(msg)
 
-    with open(f"{chart_dir}/values.yaml") as f:
-        values = yaml.safe_load(f)
-    if name != "default":
-        with open(f"{chart_dir}/ci/{name}.yaml") as f:
-            values = merge(values, yaml.safe_load(f) or {})
+    values = effective_values(name, chart_dir)
     docs = load_docs(rendered)
     kinds = collections.Counter(d["kind"] for d in docs)
     if name not in EXPECTED_KINDS:
@@ -295,6 +302,24 @@ def cmd_expect(name, rendered, chart_dir, root):
     return report(errs)
 
 
+def cmd_notes(name, rendered, chart_dir):
+    values = effective_values(name, chart_dir)
+    notes = load_docs(rendered)[0]["data"]["notes"]
+    want = ["ONE replica", f"kubectl -n {NAMESPACE} port-forward svc/", "grpcurl ", " list",
+            "brook topic create ", "| brook produce ", "brook consume ", "/readyz", "/metrics"]
+    if values["tls"]["enabled"]:
+        want += ["--tls-ca ca.crt", "grpcurl -cacert ca.crt", "https://localhost:7080"]
+    else:
+        want += ["grpcurl -plaintext", "http://localhost:7080"]
+    if values["auth"]["enabled"]:
+        want += ["BROOK_TOKEN", "authorization: Bearer $BROOK_TOKEN"]
+    if values["tests"]["enabled"]:
+        want += [f"helm test {RELEASE}"]
+    if not values["persistence"]["enabled"]:
+        want += ["ALL DATA IS LOST"]
+    return report([f"NOTES.txt does not say {w!r}" for w in want if w not in notes])
+
+
 def report(errs):
     for e in errs:
         print(e)
@@ -309,6 +334,8 @@ def main(argv):
         return cmd_crd(*args)
     if cmd == "expect":
         return cmd_expect(*args)
+    if cmd == "notes":
+        return cmd_notes(*args)
     print(f"unknown command {cmd}", file=sys.stderr)
     return 2
 

@@ -12,6 +12,10 @@
 #                      and the Grafana dashboard's metrics present in it - needs 3
 #   5. jdk-smoke       scripts/jdk-smoke.sh: broker + CLI on every JDK >= 17 here (17 and 25)
 #   6. perf-smoke      perf/smoke.sh: every JMH benchmark runs once, briefly (no timing asserted)
+#   7. helm-check      scripts/helm-check.sh: the chart linted, rendered for each ci/ values file,
+#                      every object validated offline, the values schema refusing wrong values
+#   8. docker-test     scripts/docker-test.sh: a private Docker engine, the image built on a local
+#                      base image, Testcontainers tests of it (needs 3: the jar)
 # A failed step does not hide the others' results: later independent steps
 # still run, and a summary table of step durations plus a budget line is
 # printed at the end in every case (EXIT trap). Exits non-zero if any step
@@ -178,4 +182,16 @@ if [[ "${RESULT[maven]}" == FAILED* ]]; then
 else
   perf_smoke() { bash perf/smoke.sh 2>&1 | tee -a "$SMOKE_LOG"; }
   run_step perf-smoke perf/smoke.sh perf_smoke
+fi
+
+# 7. The Helm chart, validated offline (no cluster can run here).
+helm_check() { bash scripts/helm-check.sh 2>&1 | tee -a "$SMOKE_LOG"; }
+run_step helm-check scripts/helm-check.sh helm_check
+
+# 8. The container image with a real Docker engine.
+if [[ "${RESULT[maven]}" == FAILED* ]]; then
+  skip_step docker-test "maven failed"
+else
+  docker_test() { bash scripts/docker-test.sh 2>&1 | tee -a "$SMOKE_LOG"; }
+  run_step docker-test scripts/docker-test.sh docker_test
 fi

@@ -65,7 +65,7 @@ class ImageIT {
   }
 
   @Test
-  void servesRunsAsNonRootStopsCleanlyAndKeepsItsDataAcrossARestart() throws Exception {
+  void servesRunsAsNonRootStopsCleanlyAndKeepsItsDataAcrossRestarts() throws Exception {
     BrookContainer first = start(new BrookContainer(IMAGE, volume));
     assertThat(first.execInContainer("id", "-u").getStdout().trim()).as("uid in the container").isEqualTo("10001");
     assertThat(first.httpStatus("/healthz")).isEqualTo(200);
@@ -81,6 +81,13 @@ class ImageIT {
 
     assertThat(stopWithSigterm(first)).as("exit code after SIGTERM").isZero();
     assertThat(first.getLogs()).contains("SIGTERM received").contains("Brook stopped");
+
+    // the same container started again (docker restart), then a new one on the volume (a new pod)
+    docker.startContainerCmd(first.getContainerId()).exec();
+    awaitReady(first);
+    assertThat(first.getLogs()).contains("Recovered 1 topics, 3 partitions, 1000 records");
+    assertThat(consume(first.address(), "restarted", sent.size())).containsExactlyInAnyOrderElementsOf(sent);
+    assertThat(stopWithSigterm(first)).as("exit code after the second SIGTERM").isZero();
 
     BrookContainer second = start(new BrookContainer(IMAGE, volume));
     assertThat(second.getLogs()).contains("Recovered 1 topics, 3 partitions, 1000 records");
@@ -124,6 +131,15 @@ class ImageIT {
     started.add(container);
     container.start();
     return container;
+  }
+
+  private static void awaitReady(BrookContainer broker) throws InterruptedException {
+    long deadline = System.nanoTime() + BrookContainer.READY_TIMEOUT.toNanos();
+    while (broker.httpStatus("/readyz") != 200) {
+      assertThat(System.nanoTime() - deadline).as("/readyz of the restarted container within "
+          + BrookContainer.READY_TIMEOUT).isNegative();
+      Thread.sleep(100);
+    }
   }
 
   private long stopWithSigterm(GenericContainer<?> container) {

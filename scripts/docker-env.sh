@@ -25,8 +25,17 @@ _docker_answers() {
 
 _apt_install() { # packages...
   echo "docker-env: apt-get install $*"
+  # No service may start from the install (docker.io would start and enable the system dockerd,
+  # with its bridge and firewall rules): policy-rc.d answering 101 forbids it, while apt runs.
+  local policy=/usr/sbin/policy-rc.d placed="" rc=0
+  if [[ ! -e $policy ]]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && placed=1
+  fi
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null 2>&1 ||
-    { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null; }
+    { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null; } ||
+    rc=$?
+  [[ -z $placed ]] || rm -f "$policy"
+  return "$rc"
 }
 
 docker_up() {

@@ -60,6 +60,12 @@ image_tests() {
     -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false 2>&1 | tee "$log"
   return "${PIPESTATUS[0]}"
 }
+if [[ $failed -gt 0 ]]; then
+  # without the image Testcontainers would try to pull it, for minutes
+  echo "docker-test: FAIL the image tests: not run, the image was not built as it should be"
+  failed=$((failed + 1))
+  exit 1
+fi
 rc=0
 image_tests || rc=$?
 # Count the image tests as Failsafe reports them.

@@ -90,8 +90,17 @@ install_kubernetes_validate() {
   echo "$STEP: installing kubernetes-validate==$KUBERNETES_VALIDATE_VERSION jsonschema==$JSONSCHEMA_VERSION into the venv $VENV ..."
   local start=$SECONDS
   rm -rf "$VENV"
-  python3 -m venv "$VENV" || {
-    echo "$STEP: python3 -m venv failed (on Debian: apt-get install python3-venv)" >&2; return 1; }
+  if ! python3 -m venv "$VENV" 2>/dev/null; then
+    rm -rf "$VENV"
+    # Debian keeps venv in a package of its own; as root (CI), install it
+    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+      echo "$STEP: python3 -m venv failed: apt-get install python3-venv"
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv >/dev/null 2>&1 ||
+        { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv >/dev/null; }
+    fi
+    python3 -m venv "$VENV" || {
+      echo "$STEP: python3 -m venv failed (on Debian: apt-get install python3-venv)" >&2; return 1; }
+  fi
   "$VENV/bin/pip" install -q --disable-pip-version-check \
     "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION" "jsonschema==$JSONSCHEMA_VERSION" || return 1
   echo "$STEP: kubernetes-validate $(kv_installed_version | cut -d' ' -f1) installed in $((SECONDS - start)) s"

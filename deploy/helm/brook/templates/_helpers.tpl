@@ -142,7 +142,8 @@ auth.permissions.file = /etc/brook/config/permissions
 
 {{/* Checks of values that the schema cannot express. */}}
 {{- define "brook.validate" -}}
-{{- $graceMs := index .Values.config "shutdown.grace.ms" | default 5000 | int64 }}
+{{- $graceMs := 5000 }}
+{{- if hasKey .Values.config "shutdown.grace.ms" }}{{ $graceMs = index .Values.config "shutdown.grace.ms" | int64 }}{{ end }}
 {{- if lt (mul .Values.terminationGracePeriodSeconds 1000 | int64) (add $graceMs 10000 | int64) }}
 {{- fail (printf "terminationGracePeriodSeconds: %d s is not comfortably above shutdown.grace.ms (%d ms): give at least shutdown.grace.ms + 10 s" (int64 .Values.terminationGracePeriodSeconds) $graceMs) }}
 {{- end }}

@@ -138,14 +138,23 @@ else
   run_step maven "./mvnw -B verify" maven_verify
 fi
 
+# A step's script, its output shown and kept: its closing "NAME: N passed, ..." line joins the summary.
+counted() { bash "$1" 2>&1 | tee -a "$SMOKE_LOG"; }
+
+# after_maven NAME SCRIPT: a step that uses the jar Maven built (skipped when Maven failed).
+after_maven() {
+  if [[ "${RESULT[maven]}" == FAILED* ]]; then
+    skip_step "$1" "maven failed"
+  else
+    run_step "$1" "$2" counted "$2"
+  fi
+}
+
 # 3b. The Go client (its tests start brokers from the jar step 3 built).
 if [ "${RESULT[install-tools]}" != ok ]; then
   skip_step go-client "install-tools failed"
-elif [[ "${RESULT[maven]}" == FAILED* ]]; then
-  skip_step go-client "maven failed"
 else
-  go_client() { bash scripts/go-test.sh 2>&1 | tee -a "$SMOKE_LOG"; }
-  run_step go-client scripts/go-test.sh go_client
+  after_maven go-client scripts/go-test.sh
 fi
 
 # 4. README smoke test (written separately; optional until it exists)
@@ -153,45 +162,21 @@ if [ ! -x scripts/readme-smoke.sh ]; then
   skip_step readme-smoke "scripts/readme-smoke.sh not present"
 elif [ "${RESULT[install-tools]}" != ok ]; then
   skip_step readme-smoke "install-tools failed"
-elif [[ "${RESULT[maven]}" == FAILED* ]]; then
-  skip_step readme-smoke "maven failed"
 else
-  readme_smoke() { scripts/readme-smoke.sh 2>&1 | tee -a "$SMOKE_LOG"; }
-  run_step readme-smoke scripts/readme-smoke.sh readme_smoke
+  after_maven readme-smoke scripts/readme-smoke.sh
 fi
 
 # 4b. The metrics as Prometheus' own linter sees them, and the dashboard against them.
-if [[ "${RESULT[maven]}" == FAILED* ]]; then
-  skip_step promtool-check "maven failed"
-else
-  promtool_check() { bash scripts/promtool-check.sh 2>&1 | tee -a "$SMOKE_LOG"; }
-  run_step promtool-check scripts/promtool-check.sh promtool_check
-fi
+after_maven promtool-check scripts/promtool-check.sh
 
 # 5. The same jar on every JDK this machine has (17 and 25): started, used, no JVM warnings.
-if [[ "${RESULT[maven]}" == FAILED* ]]; then
-  skip_step jdk-smoke "maven failed"
-else
-  jdk_smoke() { bash scripts/jdk-smoke.sh 2>&1 | tee -a "$SMOKE_LOG"; }
-  run_step jdk-smoke scripts/jdk-smoke.sh jdk_smoke
-fi
+after_maven jdk-smoke scripts/jdk-smoke.sh
 
 # 6. Every benchmark still runs (briefly; figures are perf/run-storage-bench.sh's job).
-if [[ "${RESULT[maven]}" == FAILED* ]]; then
-  skip_step perf-smoke "maven failed"
-else
-  perf_smoke() { bash perf/smoke.sh 2>&1 | tee -a "$SMOKE_LOG"; }
-  run_step perf-smoke perf/smoke.sh perf_smoke
-fi
+after_maven perf-smoke perf/smoke.sh
 
 # 7. The Helm chart, validated offline (no cluster can run here).
-helm_check() { bash scripts/helm-check.sh 2>&1 | tee -a "$SMOKE_LOG"; }
-run_step helm-check scripts/helm-check.sh helm_check
+run_step helm-check scripts/helm-check.sh counted scripts/helm-check.sh
 
 # 8. The container image with a real Docker engine.
-if [[ "${RESULT[maven]}" == FAILED* ]]; then
-  skip_step docker-test "maven failed"
-else
-  docker_test() { bash scripts/docker-test.sh 2>&1 | tee -a "$SMOKE_LOG"; }
-  run_step docker-test scripts/docker-test.sh docker_test
-fi
+after_maven docker-test scripts/docker-test.sh

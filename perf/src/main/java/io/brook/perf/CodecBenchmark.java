@@ -1,0 +1,204 @@
+package io.brook.perf;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.brook.broker.storage.AppendBatch;
+import io.brook.broker.storage.BatchCodecAccess;
+import io.brook.broker.storage.LogRecord;
+import io.brook.client.producer.ProduceEncodingAccess;
+import io.brook.protocol.v1.ProduceBatch;
+import io.brook.protocol.v1.ProduceStreamRequest;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * Brook's record codecs against Apache Kafka's record batch codec (kafka-clients 4.3.1, magic v2,
+ * no compression), in memory, same records, same run: {@code batchSize} records of
+ * {@code recordSize} random value bytes, no key, no headers, the same create timestamp.
+ *
+ * <ul>
+ *   <li>{@code brookEncode}: the broker's storage codec ({@code BatchCodec.encode}, what
+ *       {@code ChronicleLog.append} runs before the Chronicle write) of a prebuilt
+ *       {@link AppendBatch} into a reused buffer, CRC32C of the records included.
+ *   <li>{@code brookClientEncode}: the Java client's produce encoding, record by record into a batch
+ *       buffer sized up front (RecordEncoding, as {@code send}), then the ProduceStreamRequest framed
+ *       around it (ProduceRequestEncoding, as the sender): one new request byte[] per call. No CRC
+ *       (Brook's produce request has none).
+ *   <li>{@code kafkaEncode}: {@code MemoryRecords.builder} over a reused heap buffer,
+ *       {@code append(timestamp, null, value, EMPTY_HEADERS)} per record and {@code build()}, which
+ *       writes the batch header and its CRC32C: what Kafka's producer does per batch. It is the peer of
+ *       both Brook encodings (Kafka's client sends that batch as is; its broker keeps it as is).
+ *   <li>{@code brookDecode}: CRC32C check of a stored batch, then {@code BatchCodec.decode} of all its
+ *       records into {@code LogRecord}s (key and value copied out), as {@code ChronicleLog.read} with
+ *       checksums on, minus Chronicle.
+ *   <li>{@code kafkaDecode}: {@code MemoryRecords.readableRecords(buffer).batches()},
+ *       {@code ensureValid()} (CRC32C) per batch, then every record's offset, timestamp and value
+ *       (a ByteBuffer slice of the batch: Kafka does not copy it).
+ * </ul>
+ *
+ * <p>The primary score is calls (batches) per second; the secondary metric {@code records} (an
+ * {@link AuxCounters} counter, {@code batchSize} per call) is records per second.
+ */
+@State(Scope.Thread)
+public class CodecBenchmark extends MicroBenchmark {
+  private static final long BASE_OFFSET = 1000;
+
+  @Param({"100", "1024"})
+  public int recordSize;
+
+  @Param({"1", "100"})
+  public int batchSize;
+
+  private long timestamp;
+  private byte[][] values;
+  private AppendBatch batch;
+  private final BatchCodecAccess brook = new BatchCodecAccess();
+  private byte[] brookStored;
+  private final List<LogRecord> decoded = new ArrayList<>();
+  private int clientBatchBytes;
+  private long correlationId;
+  private ByteBuffer kafkaOut;
+  private ByteBuffer kafkaStored;
+
+  /** Records per second, next to the primary (batches per second) score. */
+  @State(Scope.Thread)
+  @AuxCounters(AuxCounters.Type.OPERATIONS)
+  public static class Records {
+    public long records;
+
+    @Setup(Level.Iteration)
+    public void reset() {
+      records = 0;
+    }
+  }
+
+  @Setup(Level.Trial)
+  public void setUp() throws InvalidProtocolBufferException {
+    SplittableRandom random = new SplittableRandom(42);
+    timestamp = System.currentTimeMillis();
+    values = new byte[batchSize][];
+    List<LogRecord> records = new ArrayList<>(batchSize);
+    for (int i = 0; i < batchSize; i++) {
+      values[i] = new byte[recordSize];
+      random.nextBytes(values[i]);
+      records.add(LogRecord.of(null, values[i], timestamp, List.of()));
+    }
+    batch = AppendBatch.of(records, timestamp);
+
+    // Each side decodes what it encoded, so a broken codec cannot produce a figure.
+    int length = brook.encode(batch, BASE_OFFSET);
+    brookStored = Arrays.copyOf(brook.encoded(), length);
+    brook.decode(brookStored, length, BASE_OFFSET, decoded);
+    check(decoded.size() == batchSize, "Brook decoded " + decoded.size() + " records");
+    for (int i = 0; i < batchSize; i++) {
+      check(Arrays.equals(decoded.get(i).value(), values[i]) && decoded.get(i).offset() == BASE_OFFSET + i
+          && decoded.get(i).timestamp() == timestamp, "Brook record " + i + " differs");
+    }
+    decoded.clear();
+
+    clientBatchBytes = ProduceEncodingAccess.batchBytes(values, timestamp);
+    ProduceBatch sent = ProduceStreamRequest.parseFrom(ProduceEncodingAccess.encode(values, timestamp,
+        clientBatchBytes, 1)).getRequest().getBatches(0);
+    check(sent.getRecordsCount() == batchSize, "the client encoded " + sent.getRecordsCount() + " records");
+    for (int i = 0; i < batchSize; i++) {
+      check(Arrays.equals(sent.getRecords(i).getValue().toByteArray(), values[i]), "client record " + i + " differs");
+    }
+
+    // Kafka's builder grows its buffer when it is too small: size it for the batch once.
+    kafkaOut = ByteBuffer.allocate(batchSize * (recordSize + 32) + 128);
+    MemoryRecordsBuilder builder = kafkaAppend();
+    check(builder.buffer() == kafkaOut, "Kafka's builder outgrew its buffer");
+    MemoryRecords built = builder.build();
+    kafkaStored = ByteBuffer.allocate(built.sizeInBytes());
+    kafkaStored.put(built.buffer().duplicate()).flip();
+    int n = 0;
+    for (MutableRecordBatch b : MemoryRecords.readableRecords(kafkaStored.duplicate()).batches()) {
+      b.ensureValid();
+      for (Record r : b) {
+        byte[] v = new byte[r.valueSize()];
+        r.value().get(v);
+        check(Arrays.equals(v, values[n]) && r.offset() == BASE_OFFSET + n && r.timestamp() == timestamp,
+            "Kafka record " + n + " differs");
+        n++;
+      }
+    }
+    check(n == batchSize, "Kafka decoded " + n + " records");
+  }
+
+  private static void check(boolean ok, String what) {
+    if (!ok) {
+      throw new IllegalStateException(what);
+    }
+  }
+
+  private MemoryRecordsBuilder kafkaAppend() {
+    kafkaOut.clear();
+    MemoryRecordsBuilder builder = MemoryRecords.builder(kafkaOut, RecordBatch.MAGIC_VALUE_V2, Compression.NONE,
+        TimestampType.CREATE_TIME, BASE_OFFSET);
+    for (byte[] v : values) {
+      builder.append(timestamp, null, v, Record.EMPTY_HEADERS);
+    }
+    return builder;
+  }
+
+  @Benchmark
+  public void brookEncode(Records counter, Blackhole bh) {
+    bh.consume(brook.encode(batch, BASE_OFFSET));
+    counter.records += batchSize;
+  }
+
+  @Benchmark
+  public void brookClientEncode(Records counter, Blackhole bh) {
+    bh.consume(ProduceEncodingAccess.encode(values, timestamp, clientBatchBytes, ++correlationId));
+    counter.records += batchSize;
+  }
+
+  @Benchmark
+  public void kafkaEncode(Records counter, Blackhole bh) {
+    bh.consume(kafkaAppend().build());
+    counter.records += batchSize;
+  }
+
+  @Benchmark
+  public void brookDecode(Records counter, Blackhole bh) {
+    List<LogRecord> out = decoded;
+    out.clear();
+    brook.decode(brookStored, brookStored.length, BASE_OFFSET, out);
+    for (int i = 0; i < out.size(); i++) {
+      bh.consume(out.get(i));
+    }
+    counter.records += out.size();
+  }
+
+  @Benchmark
+  public void kafkaDecode(Records counter, Blackhole bh) {
+    int n = 0;
+    for (MutableRecordBatch b : MemoryRecords.readableRecords(kafkaStored.duplicate()).batches()) {
+      b.ensureValid();
+      for (Record r : b) {
+        bh.consume(r.offset());
+        bh.consume(r.timestamp());
+        bh.consume(r.value());
+        n++;
+      }
+    }
+    counter.records += n;
+  }
+}

@@ -36,7 +36,7 @@ if ! kafka_start "$work" >"$work/start.out" 2>&1; then
   exit 1
 fi
 . "$work/kafka.env"
-passed=$((passed + 1)); echo "$STEP: ok   started: $KAFKA_BOOTSTRAP, ready in $KAFKA_READY_MS ms (format and start)"
+passed=$((passed + 1)); echo "$STEP: ok   started: $KAFKA_BOOTSTRAP, ready in $KAFKA_READY_MS ms (from the server JVM launch)"
 echo "== machine: $(nproc) cores, $(java -version 2>&1 | head -1); load: $(uptime | sed 's/.*load/load/')"
 
 check "topic perf created (3 partitions)" kafka_run org.apache.kafka.tools.TopicCommand \

@@ -6,7 +6,7 @@
 # node.id 1) on 127.0.0.1 with free ports and its data in a directory of the caller's.
 #
 #   perf/kafka.sh resolve                 resolves the jars (once; a stamp marks a complete folder)
-#   perf/kafka.sh start DIR               formats DIR, starts Kafka, waits until it is ready, writes
+#   perf/kafka.sh start DIR               formats DIR (once), starts Kafka, waits until it is ready, writes
 #                                         DIR/kafka.env (KAFKA_BOOTSTRAP, KAFKA_PID, ...)
 #   perf/kafka.sh stop DIR                SIGTERM, up to 30 s, then SIGKILL; nothing is left running
 #   perf/kafka.sh run CLASS [ARGS...]     runs a Kafka tool's main class (ProducerPerformance, ...)
@@ -103,17 +103,25 @@ while True:
     if not s.startswith("-"): print(s); break'
 }
 
-# kafka_start DIR: formats a KRaft combined node in DIR and starts it; returns once it is ready.
+# kafka_start DIR: formats a KRaft combined node in DIR and starts it; returns once it is ready. A DIR
+# started before (its data formatted) is started again as it is: same ports, same data, no format,
+# which is what the harness's start-to-ready workloads time.
 kafka_start() {
-  local dir port cport t0 pid
+  local dir port cport t0 pid restart=false
   dir="$(mkdir -p "$1" && cd "$1" && pwd)"
   kafka_resolve || return 1
   kafka_java_check || return 1
   [[ -f "$KAFKA_REPO/scripts/lib.sh" ]] && . "$KAFKA_REPO/scripts/lib.sh"
-  port="$(free_port)"
-  cport="$(free_port)"
-  while [[ "$cport" == "$port" ]]; do cport="$(free_port)"; done
-  cat >"$dir/server.properties" <<EOF
+  if [[ -f "$dir/data/meta.properties" && -f "$dir/server.properties" ]]; then
+    restart=true
+    port="$(sed -n 's|^listeners=PLAINTEXT://127.0.0.1:\([0-9]*\),.*|\1|p' "$dir/server.properties")"
+    cport="$(sed -n 's|^controller.quorum.bootstrap.servers=127.0.0.1:||p' "$dir/server.properties")"
+    [[ -f "$dir/server.log" ]] && mv "$dir/server.log" "$dir/server.log.1"
+  else
+    port="$(free_port)"
+    cport="$(free_port)"
+    while [[ "$cport" == "$port" ]]; do cport="$(free_port)"; done
+    cat >"$dir/server.properties" <<EOF
 # KRaft combined mode: one process is the broker and the (single-voter) controller.
 process.roles=broker,controller
 node.id=1
@@ -133,6 +141,7 @@ share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 EOF
+  fi
   cat >"$dir/log4j2.properties" <<EOF
 rootLogger.level = INFO
 rootLogger.appenderRef.file.ref = FILE
@@ -142,15 +151,15 @@ appender.file.fileName = $dir/server.log
 appender.file.layout.type = PatternLayout
 appender.file.layout.pattern = [%d] %p %m (%c)%n
 EOF
-  t0="$(date +%s%N)"
   # --standalone: this node is the only voter of a dynamic quorum (KIP-853), as 4.x's quickstart does.
   # share.version=1 turns share groups (KIP-932) on.
-  if ! kafka_run kafka.tools.StorageTool format --config "$dir/server.properties" --cluster-id "$(_kafka_uuid)" \
+  if ! $restart && ! kafka_run kafka.tools.StorageTool format --config "$dir/server.properties" --cluster-id "$(_kafka_uuid)" \
       --standalone --feature share.version=1 >"$dir/format.log" 2>&1; then
     echo "kafka: formatting failed:" >&2
     cat "$dir/format.log" >&2
     return 1
   fi
+  t0="$(date +%s%N)" # ready time: from the server JVM's launch, as Brook's is from its own
   java ${KAFKA_HEAP_OPTS:--Xmx1g -Xms1g} $KAFKA_JVM_PERFORMANCE_OPTS -Dkafka.logs.dir="$dir" \
     -Dlog4j2.configurationFile="file:$dir/log4j2.properties" -cp "$KAFKA_LIBS/*" \
     kafka.Kafka "$dir/server.properties" >"$dir/kafka.out" 2>&1 </dev/null &
@@ -159,8 +168,8 @@ EOF
     echo "KAFKA_PID=$pid"
     echo "KAFKA_DIR=$dir"
   } >"$dir/kafka.env"
-  local tenths=$(( ${KAFKA_READY_TIMEOUT:-90} * 10 ))
-  for _ in $(seq 1 "$tenths"); do
+  local polls=$(( ${KAFKA_READY_TIMEOUT:-90} * 50 ))
+  for _ in $(seq 1 "$polls"); do
     if grep -q "Kafka Server started" "$dir/server.log" 2>/dev/null \
         && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
@@ -174,11 +183,11 @@ EOF
       } >"$dir/kafka.env"
       echo "KAFKA_BOOTSTRAP=127.0.0.1:$port"
       echo "KAFKA_PID=$pid"
-      echo "kafka: ready in $ms ms (format and start)" >&2
+      echo "kafka: ready in $ms ms ($($restart && echo restart || echo 'formatted, then started'))" >&2
       return 0
     fi
     _kafka_alive "$pid" || break
-    sleep 0.1
+    sleep 0.02
   done
   echo "kafka: the node did not become ready; kafka.out and the end of server.log:" >&2
   cat "$dir/kafka.out" >&2

@@ -12,6 +12,8 @@
 #                      and the Grafana dashboard's metrics present in it - needs 3
 #   5. jdk-smoke       scripts/jdk-smoke.sh: broker + CLI on every JDK >= 17 here (17 and 25)
 #   6. perf-smoke      perf/smoke.sh: every JMH benchmark runs once, briefly (no timing asserted)
+#   6b. harness-smoke  perf/harness-smoke.sh: bin/brook-perf --smoke, every workload once at a tiny
+#                      size on Brook and on Kafka 4.3.1 (resolved from Maven); its output checked
 #   7. helm-check      scripts/helm-check.sh: the chart linted, rendered for each ci/ values file,
 #                      every object validated offline, the values schema refusing wrong values
 #   8. docker-test     scripts/docker-test.sh: a private Docker engine, the image built on a local
@@ -174,6 +176,9 @@ after_maven jdk-smoke scripts/jdk-smoke.sh
 
 # 6. Every benchmark still runs (briefly; figures are perf/run-storage-bench.sh's job).
 after_maven perf-smoke perf/smoke.sh
+
+# 6b. The Brook-vs-Kafka harness drives both systems (figures are bin/brook-perf's full run's job).
+after_maven harness-smoke perf/harness-smoke.sh
 
 # 7. The Helm chart, validated offline (no cluster can run here).
 run_step helm-check scripts/helm-check.sh counted scripts/helm-check.sh

@@ -1,0 +1,130 @@
+package io.brook.perf.harness;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Brook broker started through {@code bin/brook broker}, as a user starts it, on 127.0.0.1 with a
+ * free port. Ready is the broker's own "Brook ready:" line (written once gRPC serves); the time to it
+ * runs from the process start, JVM start included.
+ */
+final class BrookServer extends Server {
+  private final Path repo;
+  private final String heap;
+  private final List<String> settings;
+  private Process process;
+  private int port;
+
+  BrookServer(String name, Path repo, Path dir, String heap, List<String> settings) {
+    super(name, dir);
+    this.repo = repo;
+    this.heap = heap;
+    this.settings = settings;
+  }
+
+  @Override
+  String address() {
+    return "127.0.0.1:" + port;
+  }
+
+  @Override
+  long pid() {
+    return process == null ? -1 : process.pid();
+  }
+
+  @Override
+  void start() throws Exception {
+    if (port == 0) {
+      port = freePort();
+    }
+    Files.createDirectories(dir);
+    List<String> cmd = new ArrayList<>(List.of(repo.resolve("bin/brook").toString(), "broker",
+        "--data-dir", dir.resolve("data").toString(), "--grpc-listen", address(), "--http-listen", "127.0.0.1:0"));
+    for (String s : settings) {
+      cmd.add("--set");
+      cmd.add(s);
+    }
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    // The broker reads BROOK_* variables as settings (and refuses unknown ones): it runs on defaults.
+    pb.environment().keySet().removeIf(k -> k.startsWith("BROOK_"));
+    pb.environment().put("BROOK_JAVA_OPTS", heap);
+    Path log = dir.resolve("broker.log");
+    long t0 = System.nanoTime();
+    process = pb.start();
+    CompletableFuture<Boolean> ready = new CompletableFuture<>();
+    Thread pump = new Thread(() -> pump(log, ready), name + "-log");
+    pump.setDaemon(true);
+    pump.start();
+    Boolean ok;
+    try {
+      ok = ready.get(120, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      ok = false;
+    }
+    readyMillis = (System.nanoTime() - t0) / 1_000_000;
+    if (!Boolean.TRUE.equals(ok)) {
+      stop();
+      throw new IOException(name + ": the broker did not become ready; its log: " + log + "\n" + tail(log));
+    }
+  }
+
+  /** Copies the broker's output to its log file and completes {@code ready} at the ready line. */
+  private void pump(Path log, CompletableFuture<Boolean> ready) {
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+        StandardCharsets.UTF_8)); var out = Files.newBufferedWriter(log, StandardCharsets.UTF_8,
+        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND)) {
+      for (String line; (line = in.readLine()) != null; ) {
+        out.write(line);
+        out.newLine();
+        out.flush();
+        if (line.contains("Brook ready:")) {
+          ready.complete(true);
+        }
+      }
+    } catch (IOException e) {
+      // the process ended; readiness below says what happened
+    }
+    ready.complete(false);
+  }
+
+  @Override
+  void stop() {
+    if (process == null) {
+      return;
+    }
+    process.destroy(); // SIGTERM: the broker drains and exits 0
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+    process = null;
+  }
+
+  static String tail(Path log) {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+    } catch (IOException e) {
+      return "(no log)";
+    }
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}

@@ -1,0 +1,212 @@
+package io.brook.perf.harness;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Kafka through kafka-clients 4.3.1, with the settings Brook's client gets: acks=all (Brook WRITTEN:
+ * neither forces to the device per message), idempotence on, no compression, the same batch size and
+ * linger. {@code topicConfig} holds what a variant adds to its topics (kafka-flush: flush.messages=1,
+ * a force per write, the peer of Brook's SYNCED).
+ */
+final class KafkaClient implements SystemClient {
+  private final String name;
+  private final Server server;
+  private final Map<String, String> topicConfig;
+  private final Admin admin;
+
+  KafkaClient(String name, Server server, Map<String, String> topicConfig) {
+    this.name = name;
+    this.server = server;
+    this.topicConfig = topicConfig;
+    Properties p = new Properties();
+    p.put("bootstrap.servers", server.address());
+    this.admin = Admin.create(p);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public Server server() {
+    return server;
+  }
+
+  @Override
+  public void createTopic(String topic, int partitions) throws Exception {
+    admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(topicConfig))).all()
+        .get(60, TimeUnit.SECONDS);
+    awaitLeaders(topic, partitions);
+  }
+
+  /**
+   * Returns once the broker's metadata shows a leader for every partition. Producing into a topic the
+   * moment CreateTopics answers gets NOT_LEADER_OR_FOLLOWER, and the idempotent producer's retries then
+   * fail for good with OutOfOrderSequenceException (seen with 4.3.1 here: a batch resent with sequence
+   * 0 after later ones were written), which would measure a Kafka bug rather than Kafka.
+   */
+  private void awaitLeaders(String topic, int partitions) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS).get(topic);
+      if (d != null && d.partitions().size() == partitions
+          && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("topic " + topic + ": no leader for every partition within 60 s");
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  @Override
+  public void deleteTopic(String topic) {
+    try {
+      admin.deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      // best effort: the node's log directory goes away with the run anyway
+    }
+  }
+
+  @Override
+  public Producer producer(String topic, ClientSettings s) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", server.address());
+    p.put("acks", "all");
+    p.put("enable.idempotence", "true");
+    p.put("compression.type", "none");
+    p.put("batch.size", Integer.toString(s.batchSize()));
+    p.put("linger.ms", Integer.toString(s.lingerMs()));
+    p.putAll(s.extra());
+    KafkaProducer<byte[], byte[]> k = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    return new Producer() {
+      @Override
+      public void send(byte[] value, Completion done) {
+        k.send(new ProducerRecord<>(topic, value), (m, e) -> done.done(e));
+      }
+
+      @Override
+      public void send(int partition, byte[] value, Completion done) {
+        k.send(new ProducerRecord<>(topic, partition, null, value), (m, e) -> done.done(e));
+      }
+
+      @Override
+      public void flush() {
+        k.flush();
+      }
+
+      @Override
+      public void close() {
+        k.close(Duration.ofSeconds(30));
+      }
+    };
+  }
+
+  private Properties consumerProps(ClientSettings s) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", server.address());
+    p.put("max.poll.records", Integer.toString(s.maxPollRecords()));
+    p.put("fetch.max.bytes", Integer.toString(s.fetchMaxBytes()));
+    // Brook's fetchMaxBytes bounds the whole answer only; so that the per-partition cap does not bind first
+    p.put("max.partition.fetch.bytes", Integer.toString(s.fetchMaxBytes()));
+    return p;
+  }
+
+  @Override
+  public Consumer consumer(String topic, int partitions, ClientSettings s) {
+    Properties p = consumerProps(s);
+    p.put("enable.auto.commit", "false");
+    p.put("auto.offset.reset", "earliest");
+    KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    List<TopicPartition> all = new ArrayList<>();
+    for (int i = 0; i < partitions; i++) {
+      all.add(new TopicPartition(topic, i));
+    }
+    c.assign(all);
+    c.seekToBeginning(all);
+    return new Consumer() {
+      @Override
+      public int poll(Duration timeout, RecordSink sink) {
+        ConsumerRecords<byte[], byte[]> got = c.poll(timeout);
+        for (ConsumerRecord<byte[], byte[]> r : got) {
+          sink.accept(r.partition(), r.offset(), r.value(), 1);
+        }
+        return got.count();
+      }
+
+      @Override
+      public void close() {
+        c.close(Duration.ofSeconds(10));
+      }
+    };
+  }
+
+  @Override
+  public void prepareAckGroup(String group, String topic) throws Exception {
+    // A share group reads nothing already in the topic unless its share.auto.offset.reset is earliest.
+    ConfigResource r = new ConfigResource(ConfigResource.Type.GROUP, group);
+    admin.incrementalAlterConfigs(Map.of(r, List.of(new AlterConfigOp(
+        new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET)))).all()
+        .get(60, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public AckReader ackReader(String group, String topic, ClientSettings s) {
+    Properties p = consumerProps(s);
+    p.put("group.id", group);
+    // Each record accepted by the application, as a Brook ack consumer acks each record.
+    p.put("share.acknowledgement.mode", "explicit");
+    KafkaShareConsumer<byte[], byte[]> c = new KafkaShareConsumer<>(p, new ByteArrayDeserializer(),
+        new ByteArrayDeserializer());
+    c.subscribe(List.of(topic));
+    return new AckReader() {
+      @Override
+      public int pollAndAck(Duration timeout, RecordSink sink) {
+        ConsumerRecords<byte[], byte[]> got = c.poll(timeout);
+        for (ConsumerRecord<byte[], byte[]> r : got) {
+          sink.accept(r.partition(), r.offset(), r.value(), r.deliveryCount().orElse((short) 1));
+          c.acknowledge(r, AcknowledgeType.ACCEPT);
+        }
+        return got.count();
+      }
+
+      @Override
+      public void flush() {
+        c.commitSync(Duration.ofSeconds(30));
+      }
+
+      @Override
+      public void close() {
+        c.close(Duration.ofSeconds(10));
+      }
+    };
+  }
+
+  @Override
+  public void close() {
+    admin.close(Duration.ofSeconds(10));
+  }
+}

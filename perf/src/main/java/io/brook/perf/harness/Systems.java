@@ -1,0 +1,107 @@
+package io.brook.perf.harness;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The systems a run compares, each a broker process and a client. The long-lived brokers start when a
+ * workload first needs them and stop at the end; the start and memory workloads ask for fresh ones.
+ * Every broker gets the same heap (Kafka's own default, -Xms1g -Xmx1g) and data under {@code work}.
+ */
+final class Systems implements AutoCloseable {
+  private final Path repo;
+  private final Path work;
+  private final String heap;
+  private final Map<String, Server> servers = new LinkedHashMap<>();
+  private final Map<String, SystemClient> clients = new LinkedHashMap<>();
+  private final List<Server> fresh = new ArrayList<>();
+  private int serial;
+
+  Systems(Path repo, Path work, String heap) {
+    this.repo = repo;
+    this.work = work;
+    this.heap = heap;
+  }
+
+  /** The client of a system, its broker started first if needed. */
+  SystemClient client(String system) throws Exception {
+    SystemClient c = clients.get(system);
+    if (c == null) {
+      c = switch (system) {
+        case "brook", "brook-no-group-commit" -> new BrookClient(system, shared(system));
+        case "kafka" -> new KafkaClient(system, shared("kafka"), Map.of());
+        // Kafka forcing every write to the device, the peer of a SYNCED produce: the same node.
+        case "kafka-flush" -> new KafkaClient(system, shared("kafka"), Map.of("flush.messages", "1"));
+        default -> throw new IllegalArgumentException("unknown system " + system);
+      };
+      clients.put(system, c);
+    }
+    return c;
+  }
+
+  /** A client on a broker that is not this harness's shared one (fresh, started by the caller). */
+  SystemClient clientOf(String system, Server server) {
+    return system.startsWith("kafka") ? new KafkaClient(system, server, Map.of()) : new BrookClient(system, server);
+  }
+
+  private Server shared(String kind) throws Exception {
+    Server s = servers.get(kind);
+    if (s == null) {
+      s = create(kind, work.resolve(kind));
+      s.start();
+      System.out.printf("brook-perf: %s started on %s (ready in %d ms)%n", kind, s.address(), s.readyMillis);
+      servers.put(kind, s);
+    }
+    return s;
+  }
+
+  /** A broker of the system's kind in a new directory, not started; stopped and deleted by close(). */
+  Server freshServer(String system, String tag) {
+    Server s = create(system.startsWith("kafka") ? "kafka" : system, work.resolve(system + "-" + tag + "-" + (++serial)));
+    fresh.add(s);
+    return s;
+  }
+
+  private Server create(String kind, Path dir) {
+    return switch (kind) {
+      case "brook" -> new BrookServer("brook", repo, dir, heap, List.of());
+      // One force per SYNCED request: the baseline group commit is measured against.
+      case "brook-no-group-commit" -> new BrookServer(kind, repo, dir, heap, List.of("sync.group.commit=false"));
+      case "kafka" -> new KafkaServer("kafka", repo, dir, heap);
+      default -> throw new IllegalArgumentException("unknown system " + kind);
+    };
+  }
+
+  /** Stops a fresh broker and deletes its data. */
+  void discard(Server s) {
+    s.stop();
+    fresh.remove(s);
+    delete(s.dir);
+  }
+
+  static void delete(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      System.out.println("brook-perf: could not delete " + dir + ": " + e.getMessage());
+    }
+  }
+
+  @Override
+  public void close() {
+    clients.values().forEach(SystemClient::close);
+    for (Server s : new ArrayList<>(fresh)) {
+      discard(s);
+    }
+    servers.values().forEach(Server::stop);
+  }
+}

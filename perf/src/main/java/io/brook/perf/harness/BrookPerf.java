@@ -47,6 +47,10 @@ public final class BrookPerf implements Callable<Integer> {
       description = "JVM heap options of every broker, Brook's and Kafka's alike (Kafka's own default).")
   String heap;
 
+  @Option(names = "--jfr", description = "Record every broker with Java Flight Recorder (profile settings) into "
+      + "this directory, one .jfr per broker process, written when it stops.")
+  Path jfr;
+
   @Option(names = "--no-warmup", description = "Skip the warm-up pass (a fifth of each workload per system).")
   boolean noWarmup;
 
@@ -79,7 +83,11 @@ public final class BrookPerf implements Callable<Integer> {
     results.header.put("machine", Machine.describe(repo));
     Files.createDirectories(work);
     CpuSteal before = CpuSteal.now();
-    try (Systems systems = new Systems(repo.toAbsolutePath(), work.toAbsolutePath(), heap)) {
+    if (jfr != null) {
+      Files.createDirectories(jfr);
+    }
+    try (Systems systems = new Systems(repo.toAbsolutePath(), work.toAbsolutePath(), heap,
+        jfr == null ? null : jfr.toAbsolutePath())) {
       Runner runner = new Runner(systems);
       if (!smoke && !noWarmup) {
         for (Workload w : workloads) {
@@ -105,7 +113,6 @@ public final class BrookPerf implements Callable<Integer> {
           }
         }
       }
-      runner.discardFilled();
     }
     results.header.put("finished", now());
     results.header.put("cpu_steal_percent", Math.round(CpuSteal.now().percentSince(before) * 100) / 100.0);

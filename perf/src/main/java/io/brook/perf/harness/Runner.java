@@ -39,7 +39,7 @@ final class Runner {
         case ACK -> ack(w, systems.client(system), run);
         case SYNCED -> synced(w, systems.client(system), run);
         case START_EMPTY -> startEmpty(w, system, run);
-        case START_FULL -> startFull(w, system, run, repeat);
+        case START_FULL -> startFull(w, system, run);
         case PARTITIONS -> partitions(w, system, run);
       }
     } catch (Exception e) {
@@ -427,16 +427,15 @@ final class Runner {
     }
   }
 
-  private final java.util.Map<String, Server> filled = new java.util.HashMap<>();
-
   /**
-   * The first repeat fills a broker with {@code bytes} of records (not timed) and stops it; every
-   * repeat then starts it on that data and times the start. The broker is deleted after the last.
+   * Each repeat fills a fresh broker with {@code bytes} of records (not timed), stops it, then times
+   * its start on that data; the broker and its data are deleted after. (Keeping the filled brokers
+   * across repeats left 20 GiB on the disk during the other workloads, and Brook's disk guard, which
+   * keeps 64 MiB free per active writer, then refused the 1,000-partitions workload.)
    */
-  private void startFull(Workload w, String system, Run run, int repeat) throws Exception {
-    Server s = filled.get(system);
-    if (s == null) {
-      s = systems.freshServer(system, "full");
+  private void startFull(Workload w, String system, Run run) throws Exception {
+    Server s = systems.freshServer(system, "full");
+    try {
       s.start();
       try (SystemClient c = systems.clientOf(system, s)) {
         String topic = topic(w);
@@ -447,23 +446,17 @@ final class Runner {
         }
       }
       s.stop();
-      filled.put(system, s);
+      long bytes = s.dataBytes();
+      if (bytes < w.bytes()) {
+        run.fail("the data directory holds " + bytes + " bytes, less than the " + w.bytes() + " written");
+      }
+      s.start();
+      run.values.put("ready_ms", (double) s.readyMillis);
+      run.values.put("rss_mib", s.rssMib());
+      run.values.put("data_gib", bytes / (double) (1L << 30));
+    } finally {
+      systems.discard(s);
     }
-    long bytes = s.dataBytes();
-    if (bytes < w.bytes()) {
-      run.fail("the data directory holds " + bytes + " bytes, less than the " + w.bytes() + " written");
-    }
-    s.start();
-    run.values.put("ready_ms", (double) s.readyMillis);
-    run.values.put("rss_mib", s.rssMib());
-    run.values.put("data_gib", bytes / (double) (1L << 30));
-    s.stop();
-  }
-
-  /** Stops and deletes the brokers {@link #startFull} filled. */
-  void discardFilled() {
-    filled.values().forEach(systems::discard);
-    filled.clear();
   }
 
   /** A fresh broker; topics of 100 partitions up to the workload's count; one record to each partition. */
@@ -483,6 +476,7 @@ final class Runner {
         }
         run.values.put("create_s", (System.nanoTime() - t0) / 1e9);
         AtomicLong failed = new AtomicLong();
+        AtomicReference<Throwable> firstError = new AtomicReference<>();
         CountDownLatch answered = new CountDownLatch(w.partitions());
         byte[] value = payload(w.recordSize(), 5);
         int left = w.partitions();
@@ -494,6 +488,7 @@ final class Runner {
               p.send(i, value, e -> {
                 if (e != null) {
                   failed.incrementAndGet();
+                  firstError.compareAndSet(null, e);
                 }
                 answered.countDown();
               });
@@ -502,7 +497,8 @@ final class Runner {
           }
         }
         if (!answered.await(w.timeoutSeconds(), TimeUnit.SECONDS) || failed.get() > 0) {
-          run.fail(failed.get() + " of " + w.partitions() + " records failed or unanswered");
+          run.fail(failed.get() + " of " + w.partitions() + " records failed or unanswered"
+              + (firstError.get() != null ? ", first: " + firstError.get() : ""));
         }
         Thread.sleep(2000); // lets background work settle (index files, caches) before the reading
         run.values.put("rss_mib", s.rssMib());

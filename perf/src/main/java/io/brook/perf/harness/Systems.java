@@ -18,15 +18,18 @@ final class Systems implements AutoCloseable {
   private final Path repo;
   private final Path work;
   private final String heap;
+  private final Path jfr;
   private final Map<String, Server> servers = new LinkedHashMap<>();
   private final Map<String, SystemClient> clients = new LinkedHashMap<>();
   private final List<Server> fresh = new ArrayList<>();
   private int serial;
 
-  Systems(Path repo, Path work, String heap) {
+  /** jfr: a directory for a flight recording of every broker (JFR's profile settings), or null. */
+  Systems(Path repo, Path work, String heap, Path jfr) {
     this.repo = repo;
     this.work = work;
     this.heap = heap;
+    this.jfr = jfr;
   }
 
   /** The client of a system, its broker started first if needed. */
@@ -69,11 +72,14 @@ final class Systems implements AutoCloseable {
   }
 
   private Server create(String kind, Path dir) {
+    // Both systems' brokers get the same JVM options; a recording is written when the broker exits.
+    String jvm = jfr == null ? heap : heap + " -XX:StartFlightRecording=filename=" + jfr.resolve(dir.getFileName()
+        + ".jfr") + ",settings=profile,dumponexit=true";
     return switch (kind) {
-      case "brook" -> new BrookServer("brook", repo, dir, heap, List.of());
+      case "brook" -> new BrookServer("brook", repo, dir, jvm, List.of());
       // One force per SYNCED request: the baseline group commit is measured against.
-      case "brook-no-group-commit" -> new BrookServer(kind, repo, dir, heap, List.of("sync.group.commit=false"));
-      case "kafka" -> new KafkaServer("kafka", repo, dir, heap);
+      case "brook-no-group-commit" -> new BrookServer(kind, repo, dir, jvm, List.of("sync.group.commit=false"));
+      case "kafka" -> new KafkaServer("kafka", repo, dir, jvm);
       default -> throw new IllegalArgumentException("unknown system " + kind);
     };
   }

@@ -32,8 +32,9 @@ final class Workloads {
   static List<Workload> all(boolean smoke) {
     ClientSettings s = ClientSettings.defaults();
     List<Workload> w = new ArrayList<>();
-    long small = smoke ? 20_000 : 2_000_000;
-    long large = smoke ? 5_000 : 500_000;
+    // Full size: several seconds per run at the rates seen here, so that a run is not mostly ramp-up.
+    long small = smoke ? 20_000 : 10_000_000;
+    long large = smoke ? 5_000 : 2_000_000;
     int timeout = smoke ? 60 : 300;
     for (int producers : new int[] {1, 4}) {
       w.add(new Workload("produce-100B-" + producers + "p", "Produce at the maximum rate, 100 B records, "
@@ -55,7 +56,7 @@ final class Workloads {
         Kind.END_TO_END, BROOK_KAFKA, "kafka", 100, (long) rate * e2eSeconds, 4, 1, 1, rate, e2eSeconds, 0,
         s.linger(0), new Goal("p99_ms", 0.5, "end-to-end p99 <= 0.5x Kafka"), LATENCY, timeout));
     w.add(new Workload("ack-4-consumers", "Ack mode: 4 consumers receive and ack each 1 KiB record "
-        + "(Brook ack group vs Kafka share group)", Kind.ACK, BROOK_KAFKA, "kafka", 1024, smoke ? 5_000 : 200_000,
+        + "(Brook ack group vs Kafka share group)", Kind.ACK, BROOK_KAFKA, "kafka", 1024, smoke ? 5_000 : 1_000_000,
         4, 1, 4, 0, 0, 0, s, new Goal("records_per_s", 3.0, "ack mode >= 3x Kafka share groups"),
         List.of(RECORDS_PER_S, MB_PER_S, new Metric("redelivered", "redelivered", "lower"), BROKER_CPU), timeout));
     w.add(new Workload("synced-16p", "Durable produce: 16 producers, one 100 B record per request, forced to disk",

@@ -85,6 +85,14 @@ public final class ChronicleLog implements PartitionLog {
     final ByteReader in = new ByteReader();
     final CRC32C crc = new CRC32C();
     byte[] buf = new byte[64 * 1024];
+    /**
+     * {@code buf} holds the batch [heldBase, heldNext) of {@code heldLength} bytes, checked, and the
+     * tailer stands on the batch after it: set by {@link #read} only, cleared by every other borrower.
+     */
+    boolean held;
+    long heldBase;
+    long heldNext;
+    int heldLength;
 
     Reader(ExcerptTailer tailer) {
       this.tailer = tailer;
@@ -244,24 +252,49 @@ public final class ChronicleLog implements PartitionLog {
     Reader r = null;
     try {
       ensureOpen();
-      r = borrow();
-      long hinted = hint(offset);
-      // A hint can point past the end of a cycle or of the data when it was taken: then search.
-      if (hinted < 0 || !r.tailer.moveToIndex(hinted)) {
-        long index = locate(r, offset);
-        if (!r.tailer.moveToIndex(index)) {
-          throw new StorageException("batch for offset " + offset + " not found at index " + Long.toHexString(index));
-        }
-      }
+      r = borrowKeeping();
       List<LogRecord> out = new ArrayList<>(Math.min(maxRecords, 1024));
       int bytes = 0;
       long next = offset;
       boolean atBatchBoundary = false;
+      if (r.held && r.heldBase <= offset && offset < r.heldNext) {
+        // A consumer whose last fetch stopped inside a batch (its record or byte limit) asks for the
+        // rest of it: decode the copy this reader still holds, and read on from where the tailer
+        // stands. Positioning the tailer again cost a binary search of moveToIndex calls, each
+        // rescanning up to 64 document headers (25 % of the broker's samples in a consume profile).
+        bytes += BatchCodec.decode(r.buf, 0, r.heldLength, next, maxRecords, maxBytes, out, r.in);
+        if (!out.isEmpty()) {
+          next = out.get(out.size() - 1).offset() + 1;
+        }
+        if (next < r.heldNext) {
+          return new ReadResult(out, next); // stopped inside the held batch again
+        }
+        atBatchBoundary = true;
+      } else {
+        r.held = false;
+        long hinted = hint(offset);
+        // A consumer reading on finds the tailer it used last already standing on the next batch.
+        boolean inPlace = hinted >= 0 && r.tailer.index() == hinted;
+        // A hint can point past the end of a cycle or of the data when it was taken: then search.
+        if (!inPlace && (hinted < 0 || !r.tailer.moveToIndex(hinted))) {
+          long index = locate(r, offset);
+          if (!r.tailer.moveToIndex(index)) {
+            throw new StorageException("batch for offset " + offset + " not found at index "
+                + Long.toHexString(index));
+          }
+        }
+      }
       while (out.size() < maxRecords && next < end && readInto(r)) {
         atBatchBoundary = false;
+        r.held = false;
         if (verifyChecksums && !BatchCodec.checksumMatches(r.buf, 0, r.in.limit(), r.crc)) {
           throw new StorageException("batch at offset " + next + " fails its checksum");
         }
+        BatchHeader h = BatchCodec.header(r.buf, 0, r.in.limit());
+        r.held = true;
+        r.heldBase = h.baseOffset();
+        r.heldNext = h.nextOffset();
+        r.heldLength = r.in.limit();
         int before = out.size();
         bytes += BatchCodec.decode(r.buf, 0, r.in.limit(), next, maxRecords - out.size(),
             out.isEmpty() ? maxBytes : maxBytes - bytes, out, r.in);
@@ -269,7 +302,6 @@ public final class ChronicleLog implements PartitionLog {
           break; // the byte limit stopped us
         }
         next = out.get(out.size() - 1).offset() + 1;
-        BatchHeader h = BatchCodec.header(r.buf, 0, r.in.limit());
         if (next < h.nextOffset()) {
           break; // stopped inside this batch
         }
@@ -677,7 +709,14 @@ public final class ChronicleLog implements PartitionLog {
     }
   }
 
+  /** A reader for anything but {@link #read}: what its buffer and tailer hold is forgotten. */
   private Reader borrow() {
+    Reader r = borrowKeeping();
+    r.held = false;
+    return r;
+  }
+
+  private Reader borrowKeeping() {
     Reader r = readers.poll();
     if (r == null) {
       ExcerptTailer tailer = queue.createTailer();

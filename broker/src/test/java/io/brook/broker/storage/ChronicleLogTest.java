@@ -45,6 +45,59 @@ class ChronicleLogTest {
     }
   }
 
+  /**
+   * A consumer's fetches stop inside batches (record and byte limits); the next read continues from
+   * the batch the reader still holds. Other reads moving the same pooled tailer (a time lookup), a
+   * seek back inside the held batch, and a segment boundary must not make it answer wrong records.
+   */
+  @Test
+  void readsThatStopInsideABatchContinueWithTheRightRecords() {
+    ManualClock clock = new ManualClock(T0);
+    try (ChronicleLog log = ChronicleLog.open(dir, new LogOptions(SegmentRoll.ONE_SECOND, clock, true))) {
+      for (int b = 0; b < 6; b++) {
+        List<LogRecord> batch = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+          batch.add(record("r" + (b * 10 + i), T0 + b * 10L + i));
+        }
+        log.append(AppendBatch.of(batch, clock.millis()));
+        if (b == 2) {
+          clock.advance(1000); // batches 3-5 in a second segment
+        }
+      }
+      List<String> got = new ArrayList<>();
+      long offset = 0;
+      for (int n = 0; offset < 60; n++) {
+        ReadResult rr = n % 2 == 0 ? log.read(offset, 3, 1 << 20) : log.read(offset, 100, 30);
+        for (LogRecord r : rr.records()) {
+          assertThat(r.offset()).isEqualTo(got.size());
+          got.add(value(r));
+        }
+        assertThat(rr.nextOffset()).isGreaterThan(offset);
+        offset = rr.nextOffset();
+        if (n % 3 == 1) {
+          assertThat(log.offsetForTimestamp(T0 + 42)).isEqualTo(42); // moves the pooled tailer elsewhere
+        }
+      }
+      List<String> want = new ArrayList<>();
+      for (int i = 0; i < 60; i++) {
+        want.add("r" + i);
+      }
+      assertThat(got).isEqualTo(want);
+
+      assertThat(values(log.read(21, 2, 1 << 20))).containsExactly("r21", "r22");
+      assertThat(values(log.read(23, 2, 1 << 20))).containsExactly("r23", "r24");
+      assertThat(values(log.read(20, 3, 1 << 20))).containsExactly("r20", "r21", "r22"); // back inside it
+      assertThat(values(log.read(28, 4, 1 << 20))).containsExactly("r28", "r29", "r30", "r31");
+      assertThat(values(log.read(5, 2, 1 << 20))).containsExactly("r5", "r6"); // elsewhere
+    }
+  }
+
+  private static List<String> values(ReadResult rr) {
+    List<String> out = new ArrayList<>();
+    rr.records().forEach(r -> out.add(value(r)));
+    return out;
+  }
+
   @Test
   void reopeningWithAnotherRollKeepsThePartitionsOwnRoll() {
     try (ChronicleLog log = ChronicleLog.open(dir, LogOptions.defaults().withRoll(SegmentRoll.DAY))) {

@@ -12,6 +12,8 @@ keeps that batch as is.
 import json
 import sys
 
+from jmh_table import print_table
+
 # op -> (Brook method, Kafka method, unit)
 OPS = [
     ("encode (storage batch)", "brookEncode", "kafkaEncode", "records/s"),
@@ -59,16 +61,7 @@ def main(argv):
             ratio = f"{brook[0] / kafka[0]:.2f}" if brook and kafka and kafka[0] > 0 else "-"
             table.append([op, str(size), batch, unit, fmt(brook), fmt(kafka), ratio])
 
-    if markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "|".join("---:" if i > 0 and h != "unit" else "---" for i, h in enumerate(header)) + "|")
-        for r in table:
-            print("| " + " | ".join(r) + " |")
-    else:
-        widths = [max(len(h), *(len(r[i]) for r in table)) if table else len(h) for i, h in enumerate(header)]
-        print("  ".join(h.rjust(w) for h, w in zip(header, widths)))
-        for r in table:
-            print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
+    print_table(header, table, markdown, left=("op", "unit"))
     return 0
 
 

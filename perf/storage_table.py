@@ -10,6 +10,8 @@ Goal: Brook >= 50 % of raw Chronicle per record.
 import json
 import sys
 
+from jmh_table import print_table
+
 GOAL = 0.50
 
 # benchmark method -> (operation, side)
@@ -60,16 +62,7 @@ def main(argv):
         batch_s = f"{batch} (written)" if op == "read" else str(batch)
         table.append([op, str(size), batch_s, fmt(brook), fmt(raw), ratio_s, meets])
 
-    if markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "|".join("---:" if i > 0 else "---" for i in range(len(header))) + "|")
-        for r in table:
-            print("| " + " | ".join(r) + " |")
-    else:
-        widths = [max(len(h), *(len(r[i]) for r in table)) if table else len(h) for i, h in enumerate(header)]
-        print("  ".join(h.rjust(w) for h, w in zip(header, widths)))
-        for r in table:
-            print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
+    print_table(header, table, markdown, left=("op",))
     return 0
 
 

@@ -416,15 +416,27 @@ final class Runner {
     }
   }
 
-  private void startEmpty(Workload w, String system, Run run) throws Exception {
-    Server s = systems.freshServer(system, "empty");
+  /** What a workload does with a broker of its own. */
+  private interface OnServer {
+    void run(Server s) throws Exception;
+  }
+
+  /** A fresh broker of the system's kind for {@code body}, stopped and deleted after it. */
+  private void onFreshServer(String system, String tag, OnServer body) throws Exception {
+    Server s = systems.freshServer(system, tag);
     try {
-      s.start();
-      run.values.put("ready_ms", (double) s.readyMillis);
-      run.values.put("rss_mib", s.rssMib());
+      body.run(s);
     } finally {
       systems.discard(s);
     }
+  }
+
+  private void startEmpty(Workload w, String system, Run run) throws Exception {
+    onFreshServer(system, "empty", s -> {
+      s.start();
+      run.values.put("ready_ms", (double) s.readyMillis);
+      run.values.put("rss_mib", s.rssMib());
+    });
   }
 
   /**
@@ -434,8 +446,7 @@ final class Runner {
    * keeps 64 MiB free per active writer, then refused the 1,000-partitions workload.)
    */
   private void startFull(Workload w, String system, Run run) throws Exception {
-    Server s = systems.freshServer(system, "full");
-    try {
+    onFreshServer(system, "full", s -> {
       s.start();
       try (SystemClient c = systems.clientOf(system, s)) {
         String topic = topic(w);
@@ -454,15 +465,12 @@ final class Runner {
       run.values.put("ready_ms", (double) s.readyMillis);
       run.values.put("rss_mib", s.rssMib());
       run.values.put("data_gib", bytes / (double) (1L << 30));
-    } finally {
-      systems.discard(s);
-    }
+    });
   }
 
   /** A fresh broker; topics of 100 partitions up to the workload's count; one record to each partition. */
   private void partitions(Workload w, String system, Run run) throws Exception {
-    Server s = systems.freshServer(system, "partitions");
-    try {
+    onFreshServer(system, "partitions", s -> {
       s.start();
       run.values.put("rss_idle_mib", s.rssMib());
       try (SystemClient c = systems.clientOf(system, s)) {
@@ -503,8 +511,6 @@ final class Runner {
         Thread.sleep(2000); // lets background work settle (index files, caches) before the reading
         run.values.put("rss_mib", s.rssMib());
       }
-    } finally {
-      systems.discard(s);
-    }
+    });
   }
 }

@@ -73,6 +73,10 @@ public final class BrookPerf implements Callable<Integer> {
       return 2;
     }
     int r = repeats != null ? repeats : smoke ? 1 : 3;
+    if (r < 1) {
+      System.err.println("brook-perf: --repeats must be at least 1, not " + r);
+      return 2;
+    }
     Results results = new Results(workloads);
     results.header.put("tool", "brook-perf");
     results.header.put("schema", 1);

@@ -137,9 +137,7 @@ final class Runner {
         run.fail(problem);
         return;
       }
-      double seconds = s.nanos / 1e9;
-      run.values.put("records_per_s", w.records() / seconds);
-      run.values.put("mb_per_s", w.records() * (double) w.recordSize() / seconds / 1e6);
+      putThroughput(w, run, s.nanos);
       latency.putInto(run.values);
       run.latencyCurve = latency.curve();
     } finally {
@@ -184,12 +182,17 @@ final class Runner {
         run.fail("read " + count[0] + " records (" + distinct + " distinct) of " + w.records());
         return;
       }
-      double seconds = (end - start) / 1e9;
-      run.values.put("records_per_s", w.records() / seconds);
-      run.values.put("mb_per_s", w.records() * (double) w.recordSize() / seconds / 1e6);
+      putThroughput(w, run, end - start);
     } finally {
       c.deleteTopic(topic);
     }
+  }
+
+  /** The workload's records (and their value bytes) over {@code nanos}. */
+  private static void putThroughput(Workload w, Run run, long nanos) {
+    double seconds = nanos / 1e9;
+    run.values.put("records_per_s", w.records() / seconds);
+    run.values.put("mb_per_s", w.records() * (double) w.recordSize() / seconds / 1e6);
   }
 
   private static BitSet[] bitsets(int n) {
@@ -343,9 +346,7 @@ final class Runner {
         run.fail("acked " + distinct.get() + " distinct records of " + w.records());
         return;
       }
-      double seconds = (end - firstRecord.get()) / 1e9;
-      run.values.put("records_per_s", w.records() / seconds);
-      run.values.put("mb_per_s", w.records() * (double) w.recordSize() / seconds / 1e6);
+      putThroughput(w, run, end - firstRecord.get());
       run.values.put("redelivered", (double) redelivered.get());
     } finally {
       c.deleteTopic(topic);

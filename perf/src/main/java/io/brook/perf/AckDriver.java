@@ -177,7 +177,7 @@ public final class AckDriver {
         producer.run();
       }
       long cpuAtStart = cpuNanos();
-      long brokerCpuAtStart = brokerCpuTicks(o.brokerPid);
+      double brokerCpuAtStart = ProcessCpu.seconds(o.brokerPid);
       for (int m = 0; m < o.members; m++) {
         ManagedChannel ch = shared;
         if (ch == null) {
@@ -204,9 +204,8 @@ public final class AckDriver {
       long wait = deadline - System.nanoTime();
       result.timedOut = !tracker.allAcked.await(Math.max(0, wait), TimeUnit.NANOSECONDS);
       result.driverCpuSeconds = (cpuNanos() - cpuAtStart) / 1e9;
-      long brokerCpuAtEnd = brokerCpuTicks(o.brokerPid);
-      result.brokerCpuSeconds = brokerCpuAtStart < 0 || brokerCpuAtEnd < 0 ? -1
-          : (brokerCpuAtEnd - brokerCpuAtStart) / (double) CLOCK_TICKS;
+      double brokerCpuAtEnd = ProcessCpu.seconds(o.brokerPid);
+      result.brokerCpuSeconds = brokerCpuAtStart < 0 || brokerCpuAtEnd < 0 ? -1 : brokerCpuAtEnd - brokerCpuAtStart;
 
       // The broker settles an ack after the member sent it: wait until DescribeGroup shows it all.
       long settleStart = System.nanoTime();
@@ -248,24 +247,6 @@ public final class AckDriver {
       return Math.max(0, os.getProcessCpuTime());
     }
     return 0;
-  }
-
-  /** USER_HZ: the unit of /proc/PID/stat's CPU times (100 on every Linux this runs on). */
-  private static final int CLOCK_TICKS = 100;
-
-  /** utime + stime of a local process from /proc/PID/stat, in clock ticks; -1 without a pid or /proc. */
-  private static long brokerCpuTicks(long pid) {
-    if (pid <= 0) {
-      return -1;
-    }
-    try {
-      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-      // Fields after the command name (which may hold spaces) start after the last ')'.
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-      return Long.parseLong(f[11]) + Long.parseLong(f[12]);
-    } catch (IOException | RuntimeException e) {
-      return -1;
-    }
   }
 
   private static GroupDescription describe(ManagedChannel admin, String group) {

@@ -1,15 +1,12 @@
 package io.brook.perf.harness;
 
+import io.brook.perf.ProcessCpu;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 /** A broker process the harness started: where it listens, and what it costs the machine. */
 abstract class Server implements AutoCloseable {
-  /** Clock ticks per second of /proc/PID/stat (USER_HZ, 100 on Linux everywhere we run). */
-  private static final double TICKS_PER_SECOND = 100.0;
-
   final String name;
   final Path dir;
   long readyMillis;
@@ -51,14 +48,7 @@ abstract class Server implements AutoCloseable {
 
   /** User + system CPU seconds the process has used so far; -1 when it is gone. */
   double cpuSeconds() {
-    try {
-      String stat = Files.readString(Path.of("/proc/" + pid() + "/stat"));
-      // Fields after the command name (which may hold spaces) start at the last ')'.
-      List<String> f = List.of(stat.substring(stat.lastIndexOf(')') + 2).trim().split(" "));
-      return (Long.parseLong(f.get(11)) + Long.parseLong(f.get(12))) / TICKS_PER_SECOND;
-    } catch (IOException | RuntimeException e) {
-      return -1;
-    }
+    return ProcessCpu.seconds(pid());
   }
 
   /** Bytes under the data directory (the 10 GB start workload checks what it wrote). */

@@ -77,18 +77,6 @@ public class CodecBenchmark extends MicroBenchmark {
   private ByteBuffer kafkaOut;
   private ByteBuffer kafkaStored;
 
-  /** Records per second, next to the primary (batches per second) score. */
-  @State(Scope.Thread)
-  @AuxCounters(AuxCounters.Type.OPERATIONS)
-  public static class Records {
-    public long records;
-
-    @Setup(Level.Iteration)
-    public void reset() {
-      records = 0;
-    }
-  }
-
   @Setup(Level.Trial)
   public void setUp() throws InvalidProtocolBufferException {
     SplittableRandom random = new SplittableRandom(42);
@@ -159,25 +147,25 @@ public class CodecBenchmark extends MicroBenchmark {
   }
 
   @Benchmark
-  public void brookEncode(Records counter, Blackhole bh) {
+  public void brookEncode(RecordCounter counter, Blackhole bh) {
     bh.consume(brook.encode(batch, BASE_OFFSET));
     counter.records += batchSize;
   }
 
   @Benchmark
-  public void brookClientEncode(Records counter, Blackhole bh) {
+  public void brookClientEncode(RecordCounter counter, Blackhole bh) {
     bh.consume(ProduceEncodingAccess.encode(values, timestamp, clientBatchBytes, ++correlationId));
     counter.records += batchSize;
   }
 
   @Benchmark
-  public void kafkaEncode(Records counter, Blackhole bh) {
+  public void kafkaEncode(RecordCounter counter, Blackhole bh) {
     bh.consume(kafkaAppend().build());
     counter.records += batchSize;
   }
 
   @Benchmark
-  public void brookDecode(Records counter, Blackhole bh) {
+  public void brookDecode(RecordCounter counter, Blackhole bh) {
     List<LogRecord> out = decoded;
     out.clear();
     brook.decode(brookStored, brookStored.length, BASE_OFFSET, out);
@@ -188,7 +176,7 @@ public class CodecBenchmark extends MicroBenchmark {
   }
 
   @Benchmark
-  public void kafkaDecode(Records counter, Blackhole bh) {
+  public void kafkaDecode(RecordCounter counter, Blackhole bh) {
     int n = 0;
     for (MutableRecordBatch b : MemoryRecords.readableRecords(kafkaStored.duplicate()).batches()) {
       b.ensureValid();

@@ -58,18 +58,6 @@ public class StorageAppendBenchmark extends ChronicleBenchmark {
   private ExcerptAppender appender;
   private byte[][] payloads;
 
-  /** Records per second, next to the primary (batches per second) score. */
-  @State(Scope.Thread)
-  @AuxCounters(AuxCounters.Type.OPERATIONS)
-  public static class Records {
-    public long records;
-
-    @Setup(Level.Iteration)
-    public void reset() {
-      records = 0;
-    }
-  }
-
   @Setup(Level.Trial)
   public void setUp(BenchmarkParams params) {
     SplittableRandom random = new SplittableRandom(42);
@@ -137,14 +125,14 @@ public class StorageAppendBenchmark extends ChronicleBenchmark {
   }
 
   @Benchmark
-  public AppendResult brookAppend(Records counter) {
+  public AppendResult brookAppend(RecordCounter counter) {
     AppendResult result = log.append(batch);
     counter.records += batchSize;
     return result;
   }
 
   @Benchmark
-  public long rawAppend(Records counter) {
+  public long rawAppend(RecordCounter counter) {
     byte[][] p = payloads;
     for (int i = 0; i < p.length; i++) {
       try (DocumentContext dc = appender.writingDocument()) {

@@ -125,9 +125,7 @@ final class Runner {
   }
 
   private void produce(Workload w, SystemClient c, Run run) throws Exception {
-    String topic = topic(w);
-    c.createTopic(topic, w.partitions());
-    try {
+    onFreshTopic(c, w, topic -> {
       Latency latency = new Latency();
       double cpu = c.server().cpuSeconds();
       Sent s = send(c, topic, w, w.records(), w.producers(), latency);
@@ -140,25 +138,17 @@ final class Runner {
       putThroughput(w, run, s.nanos);
       latency.putInto(run.values);
       run.latencyCurve = latency.curve();
-    } finally {
-      c.deleteTopic(topic);
-    }
+    });
   }
 
   private void consume(Workload w, SystemClient c, Run run) throws Exception {
-    String topic = topic(w);
-    c.createTopic(topic, w.partitions());
-    try {
-      Sent s = send(c, topic, w, w.records(), 1, null);
-      String problem = s.problem(w.records());
-      if (problem != null) {
-        run.fail("prefill: " + problem);
+    onFreshTopic(c, w, topic -> {
+      if (!prefilled(c, topic, w, run)) {
         return;
       }
       double cpu = c.server().cpuSeconds();
       long[] count = new long[1];
       BitSet[] seen = bitsets(w.partitions());
-      long duplicates = 0;
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(w.timeoutSeconds());
       long start;
       long end;
@@ -177,15 +167,39 @@ final class Runner {
       for (BitSet b : seen) {
         distinct += b.cardinality();
       }
-      duplicates = count[0] - distinct;
+      long duplicates = count[0] - distinct;
       if (count[0] < w.records() || duplicates != 0) {
         run.fail("read " + count[0] + " records (" + distinct + " distinct) of " + w.records());
         return;
       }
       putThroughput(w, run, end - start);
+    });
+  }
+
+  /** What a workload does with a topic of its own. */
+  private interface OnTopic {
+    void run(String topic) throws Exception;
+  }
+
+  /** A new topic of the workload's partitions for {@code body}, deleted after it (runs must not fill the disk). */
+  private void onFreshTopic(SystemClient c, Workload w, OnTopic body) throws Exception {
+    String topic = topic(w);
+    c.createTopic(topic, w.partitions());
+    try {
+      body.run(topic);
     } finally {
       c.deleteTopic(topic);
     }
+  }
+
+  /** Fills the topic a read workload drains; false (and the run failed) unless every record was answered. */
+  private static boolean prefilled(SystemClient c, String topic, Workload w, Run run) throws InterruptedException {
+    String problem = send(c, topic, w, w.records(), 1, null).problem(w.records());
+    if (problem != null) {
+      run.fail("prefill: " + problem);
+      return false;
+    }
+    return true;
   }
 
   /** The workload's records (and their value bytes) over {@code nanos}. */
@@ -210,75 +224,74 @@ final class Runner {
    * tenth of the records is the run's own warm-up and not recorded.
    */
   private void endToEnd(Workload w, SystemClient c, Run run) throws Exception {
-    String topic = topic(w);
-    c.createTopic(topic, w.partitions());
-    Latency latency = new Latency();
-    long records = w.records();
-    long skip = records / 10;
-    AtomicLong received = new AtomicLong();
-    AtomicReference<Throwable> consumerError = new AtomicReference<>();
-    CountDownLatch consumerReady = new CountDownLatch(1);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(w.timeoutSeconds());
-    Thread reader = new Thread(() -> {
-      try (Consumer consumer = c.consumer(topic, w.partitions(), w.settings())) {
-        consumer.poll(Duration.ofMillis(200), (p, o, v, a) -> received.incrementAndGet());
-        consumerReady.countDown();
-        while (received.get() < records && System.nanoTime() < deadline) {
-          consumer.poll(Duration.ofMillis(100), (p, offset, value, attempt) -> {
-            long now = System.nanoTime();
-            ByteBuffer b = ByteBuffer.wrap(value);
-            long scheduled = b.getLong(0);
-            if (b.getLong(8) >= skip) {
-              latency.recordNanos(now - scheduled);
-            }
-            received.incrementAndGet();
-          });
-        }
-      } catch (Throwable e) {
-        consumerError.set(e);
-        consumerReady.countDown();
-      }
-    }, "perf-e2e-consumer");
-    reader.start();
-    try {
-      consumerReady.await(60, TimeUnit.SECONDS);
-      AtomicLong failed = new AtomicLong();
-      long interval = 1_000_000_000L / w.rate();
-      byte[] filler = payload(w.recordSize(), 7);
-      long start;
-      try (Producer p = c.producer(topic, w.settings())) {
-        start = System.nanoTime();
-        for (long i = 0; i < records && System.nanoTime() < deadline; i++) {
-          long scheduled = start + i * interval;
-          long wait;
-          while ((wait = scheduled - System.nanoTime()) > 0) {
-            LockSupport.parkNanos(wait);
+    onFreshTopic(c, w, topic -> {
+      Latency latency = new Latency();
+      long records = w.records();
+      long skip = records / 10;
+      AtomicLong received = new AtomicLong();
+      AtomicReference<Throwable> consumerError = new AtomicReference<>();
+      CountDownLatch consumerReady = new CountDownLatch(1);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(w.timeoutSeconds());
+      Thread reader = new Thread(() -> {
+        try (Consumer consumer = c.consumer(topic, w.partitions(), w.settings())) {
+          consumer.poll(Duration.ofMillis(200), (p, o, v, a) -> received.incrementAndGet());
+          consumerReady.countDown();
+          while (received.get() < records && System.nanoTime() < deadline) {
+            consumer.poll(Duration.ofMillis(100), (p, offset, value, attempt) -> {
+              long now = System.nanoTime();
+              ByteBuffer b = ByteBuffer.wrap(value);
+              long scheduled = b.getLong(0);
+              if (b.getLong(8) >= skip) {
+                latency.recordNanos(now - scheduled);
+              }
+              received.incrementAndGet();
+            });
           }
-          byte[] value = filler.clone();
-          ByteBuffer.wrap(value).putLong(0, scheduled).putLong(8, i);
-          p.send(value, e -> {
-            if (e != null) {
-              failed.incrementAndGet();
-            }
-          });
+        } catch (Throwable e) {
+          consumerError.set(e);
+          consumerReady.countDown();
         }
-        p.flush();
+      }, "perf-e2e-consumer");
+      reader.start();
+      try {
+        consumerReady.await(60, TimeUnit.SECONDS);
+        AtomicLong failed = new AtomicLong();
+        long interval = 1_000_000_000L / w.rate();
+        byte[] filler = payload(w.recordSize(), 7);
+        long start;
+        try (Producer p = c.producer(topic, w.settings())) {
+          start = System.nanoTime();
+          for (long i = 0; i < records && System.nanoTime() < deadline; i++) {
+            long scheduled = start + i * interval;
+            long wait;
+            while ((wait = scheduled - System.nanoTime()) > 0) {
+              LockSupport.parkNanos(wait);
+            }
+            byte[] value = filler.clone();
+            ByteBuffer.wrap(value).putLong(0, scheduled).putLong(8, i);
+            p.send(value, e -> {
+              if (e != null) {
+                failed.incrementAndGet();
+              }
+            });
+          }
+          p.flush();
+        }
+        double sendSeconds = (System.nanoTime() - start) / 1e9;
+        reader.join(TimeUnit.SECONDS.toMillis(w.timeoutSeconds()));
+        if (consumerError.get() != null) {
+          run.fail("consumer: " + consumerError.get());
+        } else if (failed.get() > 0 || received.get() != records) {
+          run.fail("received " + received.get() + " of " + records + " records, " + failed.get() + " sends failed");
+        }
+        latency.putInto(run.values);
+        run.values.put("records_per_s", records / sendSeconds);
+        run.latencyCurve = latency.curve();
+      } finally {
+        reader.interrupt();
+        reader.join(10_000);
       }
-      double sendSeconds = (System.nanoTime() - start) / 1e9;
-      reader.join(TimeUnit.SECONDS.toMillis(w.timeoutSeconds()));
-      if (consumerError.get() != null) {
-        run.fail("consumer: " + consumerError.get());
-      } else if (failed.get() > 0 || received.get() != records) {
-        run.fail("received " + received.get() + " of " + records + " records, " + failed.get() + " sends failed");
-      }
-      latency.putInto(run.values);
-      run.values.put("records_per_s", records / sendSeconds);
-      run.latencyCurve = latency.curve();
-    } finally {
-      reader.interrupt();
-      reader.join(10_000);
-      c.deleteTopic(topic);
-    }
+    });
   }
 
   /**
@@ -287,14 +300,9 @@ final class Runner {
    * acks flushed; each (partition, offset) must be seen, redeliveries are counted.
    */
   private void ack(Workload w, SystemClient c, Run run) throws Exception {
-    String topic = topic(w);
-    String group = topic + "-g";
-    c.createTopic(topic, w.partitions());
-    try {
-      Sent s = send(c, topic, w, w.records(), 1, null);
-      String problem = s.problem(w.records());
-      if (problem != null) {
-        run.fail("prefill: " + problem);
+    onFreshTopic(c, w, topic -> {
+      String group = topic + "-g";
+      if (!prefilled(c, topic, w, run)) {
         return;
       }
       c.prepareAckGroup(group, topic);
@@ -348,16 +356,12 @@ final class Runner {
       }
       putThroughput(w, run, end - firstRecord.get());
       run.values.put("redelivered", (double) redelivered.get());
-    } finally {
-      c.deleteTopic(topic);
-    }
+    });
   }
 
   /** Each producer sends one record, waits for its answer, sends the next, for the workload's seconds. */
   private void synced(Workload w, SystemClient c, Run run) throws Exception {
-    String topic = topic(w);
-    c.createTopic(topic, w.partitions());
-    try {
+    onFreshTopic(c, w, topic -> {
       byte[] value = payload(w.recordSize(), 3);
       Latency latency = new Latency();
       AtomicLong done = new AtomicLong();
@@ -412,9 +416,7 @@ final class Runner {
       run.values.put("records_per_s", done.get() / seconds);
       latency.putInto(run.values);
       run.latencyCurve = latency.curve();
-    } finally {
-      c.deleteTopic(topic);
-    }
+    });
   }
 
   /** What a workload does with a broker of its own. */

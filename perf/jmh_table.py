@@ -1,5 +1,16 @@
-"""Prints the rows of a JMH comparison table, as plain aligned text or as markdown (shared by
-storage_table.py and micro_table.py)."""
+"""Reads a JMH JSON result and prints the rows of a comparison table, as plain aligned text or as
+markdown (shared by storage_table.py and micro_table.py)."""
+import json
+import sys
+
+
+def read_args(argv, usage):
+    """(JMH entries, markdown?) from `SCRIPT RESULT.json [--markdown]`; None after printing usage."""
+    if len(argv) < 2:
+        print(usage, file=sys.stderr)
+        return None
+    with open(argv[1]) as f:
+        return json.load(f), "--markdown" in argv[2:]
 
 
 def print_table(header, rows, markdown, left=("op", "unit")):

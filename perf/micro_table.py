@@ -9,10 +9,9 @@ Both encodings of Brook (the broker's storage batch, the Java client's produce r
 against the same Kafka row: MemoryRecordsBuilder is what Kafka's producer runs, and its broker
 keeps that batch as is.
 """
-import json
 import sys
 
-from jmh_table import print_table
+from jmh_table import print_table, read_args
 
 # op -> (Brook method, Kafka method, unit)
 OPS = [
@@ -30,12 +29,10 @@ def rate(entry):
 
 
 def main(argv):
-    if len(argv) < 2:
-        print(__doc__, file=sys.stderr)
+    args = read_args(argv, __doc__)
+    if args is None:
         return 2
-    markdown = "--markdown" in argv[2:]
-    with open(argv[1]) as f:
-        entries = json.load(f)
+    entries, markdown = args
     # (method, size, batch) -> (score, error); size is recordSize or keySize, batch "-" for keys
     results = {}
     for e in entries:

@@ -7,10 +7,9 @@ Append: records/s is the `records` secondary metric (an @AuxCounters counter: ba
 Read: records/s is the primary score (@OperationsPerInvocation(500)).
 Goal: Brook >= 50 % of raw Chronicle per record.
 """
-import json
 import sys
 
-from jmh_table import print_table
+from jmh_table import print_table, read_args
 
 GOAL = 0.50
 
@@ -30,12 +29,10 @@ def records_per_second(entry):
 
 
 def main(argv):
-    if len(argv) < 2:
-        print(__doc__, file=sys.stderr)
+    args = read_args(argv, __doc__)
+    if args is None:
         return 2
-    markdown = "--markdown" in argv[2:]
-    with open(argv[1]) as f:
-        entries = json.load(f)
+    entries, markdown = args
     rows = {}
     for e in entries:
         method = e["benchmark"].rsplit(".", 1)[-1]

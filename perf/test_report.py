@@ -124,23 +124,19 @@ class RecomputeTest(unittest.TestCase):
         for w in load_fixture()["workloads"]:
             with self.subTest(w["name"]):
                 given, redone = report.summarize(w), report.summarize(strip_derived(w))
-                for system in w["systems"]:
-                    for m in w["metrics"]:
-                        want = report.lookup(given["median"], system, m["key"])
-                        got = report.lookup(redone["median"], system, m["key"])
-                        if want is None:
-                            self.assertIsNone(got)
-                        else:
-                            self.assertAlmostEqual(got, want, places=6)
-                for other in w["systems"][1:]:
-                    for m in w["metrics"]:
-                        want = report.lookup(given["ratios"], other, m["key"])
-                        got = report.lookup(redone["ratios"], other, m["key"])
-                        if want is None:
-                            self.assertIsNone(got)
-                        else:
-                            self.assertAlmostEqual(got, want, places=3)
+                self.assert_same_values(given["median"], redone["median"], w["systems"], w["metrics"], 6)
+                self.assert_same_values(given["ratios"], redone["ratios"], w["systems"][1:], w["metrics"], 3)
                 self.assertEqual(redone["goal_met"], w["goal_met"])
+
+    def assert_same_values(self, given, redone, systems, metrics, places):
+        for system in systems:
+            for m in metrics:
+                want = report.lookup(given, system, m["key"])
+                got = report.lookup(redone, system, m["key"])
+                if want is None:
+                    self.assertIsNone(got)
+                else:
+                    self.assertAlmostEqual(got, want, places=places)
 
     def test_recomputed_produce_numbers(self):
         w = strip_derived(workload(load_fixture(), "produce-100B-1p"))

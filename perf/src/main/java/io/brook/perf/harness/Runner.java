@@ -445,8 +445,9 @@ final class Runner {
   /**
    * Each repeat fills a fresh broker with {@code bytes} of records (not timed), stops it, then times
    * its start on that data; the broker and its data are deleted after. (Keeping the filled brokers
-   * across repeats left 20 GiB on the disk during the other workloads, and Brook's disk guard, which
-   * keeps 64 MiB free per active writer, then refused the 1,000-partitions workload.)
+   * across repeats left 20 GiB on the disk during the other workloads, and about 50 of the
+   * 1,000-partitions workload's writes then failed: most likely Brook's disk guard, which keeps 64 MiB
+   * free per active writer.)
    */
   private void startFull(Workload w, String system, Run run) throws Exception {
     onFreshServer(system, "full", s -> {

@@ -1,52 +1,18 @@
 package io.brook.broker.storage;
 
+import static io.brook.protocol.batch.BatchFormat.*;
+
+import io.brook.protocol.batch.BatchReader;
+import io.brook.protocol.batch.CorruptBatchException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * The stored form of a batch: one fixed little-endian header, then the records.
- *
- * <pre>
- * off size field
- *   0  1   version (1)
- *   1  1   attributes (bit 0: timestamps are the log append time)
- *   2  4   record count
- *   6  8   base offset
- *  14  8   base timestamp (the first record's; record timestamps are deltas from it)
- *  22  8   running max timestamp: the largest timestamp in this partition up to and including this
- *          batch. Monotonic, so offset-for-timestamp is a binary search over batches (the time index)
- *  30  8   append time (broker clock)
- *  38  8   log position: bytes of all batches before this one in the partition (sizes without files)
- *  46  4   CRC32C of the records section
- *  50  4   length of the records section
- *  54 14   only with attribute bit 1 (an idempotent producer's batch): producer id (8), epoch (2),
- *          base sequence (4); plain batches do not pay for them
- *  54|68   records: varint length, then zig-zag timestamp delta, varint key length + 1 (0 = no key),
- *          key, varint value length, value, varint header count, per header varint name length,
- *          UTF-8 name, varint value length, value.
- * </pre>
+ * Encodes and decodes stored batches. The layout is {@link BatchFormat}, shared with the clients
+ * that fetch raw batches; this class turns {@link LogRecord}s into it and back.
  */
 final class BatchCodec {
-  static final byte VERSION = 1;
-  static final int ATTR_LOG_APPEND_TIME = 1;
-  static final int ATTR_PRODUCER = 2;
-
-  static final int ATTRIBUTES = 1;
-  static final int RECORD_COUNT = 2;
-  static final int BASE_OFFSET = 6;
-  static final int BASE_TIMESTAMP = 14;
-  static final int RUNNING_MAX_TIMESTAMP = 22;
-  static final int APPEND_TIME = 30;
-  static final int LOG_POSITION = 38;
-  static final int CRC = 46;
-  static final int RECORDS_LENGTH = 50;
-  static final int HEADER_SIZE = 54;
-  static final int PRODUCER_ID = 54;
-  static final int PRODUCER_EPOCH = 62;
-  static final int BASE_SEQUENCE = 64;
-  static final int HEADER_SIZE_WITH_PRODUCER = 68;
-
   private BatchCodec() {}
 
   /**
@@ -123,18 +89,13 @@ final class BatchCodec {
     return new BatchInfo(h.baseOffset(), h.recordCount(), h.appendTimeMs(), producer(b, from));
   }
 
-  /** Where the records start: after the fixed header and, for producer batches, the producer fields. */
-  static int headerSize(byte[] b, int from) {
-    return (b[from + ATTRIBUTES] & ATTR_PRODUCER) != 0 ? HEADER_SIZE_WITH_PRODUCER : HEADER_SIZE;
-  }
-
   /** The producer fields of a stored batch, or {@link ProducerStamp#NONE}. */
   static ProducerStamp producer(byte[] b, int from) {
     if ((b[from + ATTRIBUTES] & ATTR_PRODUCER) == 0) {
       return ProducerStamp.NONE;
     }
-    return new ProducerStamp(ByteReader.longAt(b, from + PRODUCER_ID), ByteReader.shortAt(b, from + PRODUCER_EPOCH),
-        ByteReader.intAt(b, from + BASE_SEQUENCE));
+    return new ProducerStamp(longAt(b, from + PRODUCER_ID), shortAt(b, from + PRODUCER_EPOCH),
+        intAt(b, from + BASE_SEQUENCE));
   }
 
   private static long timestampOf(LogRecord r, AppendBatch batch) {
@@ -146,21 +107,21 @@ final class BatchCodec {
     if (length < HEADER_SIZE || b[from] != VERSION) {
       throw new StorageException("corrupt batch: length " + length + ", version " + (length > 0 ? b[from] : -1));
     }
-    return new BatchHeader(ByteReader.intAt(b, from + RECORD_COUNT), ByteReader.longAt(b, from + BASE_OFFSET),
-        ByteReader.longAt(b, from + RUNNING_MAX_TIMESTAMP), ByteReader.longAt(b, from + APPEND_TIME),
-        ByteReader.longAt(b, from + LOG_POSITION), length);
+    return new BatchHeader(intAt(b, from + RECORD_COUNT), longAt(b, from + BASE_OFFSET),
+        longAt(b, from + RUNNING_MAX_TIMESTAMP), longAt(b, from + APPEND_TIME),
+        longAt(b, from + LOG_POSITION), length);
   }
 
   /** True when the records section matches the stored CRC32C. */
   static boolean checksumMatches(byte[] b, int from, int length, CRC32C crc) {
-    int recordsLength = ByteReader.intAt(b, from + RECORDS_LENGTH);
+    int recordsLength = intAt(b, from + RECORDS_LENGTH);
     int headerSize = headerSize(b, from);
     if (recordsLength != length - headerSize) {
       return false;
     }
     crc.reset();
     crc.update(b, from + headerSize, recordsLength);
-    return (int) crc.getValue() == ByteReader.intAt(b, from + CRC);
+    return (int) crc.getValue() == intAt(b, from + CRC);
   }
 
   /**
@@ -171,65 +132,49 @@ final class BatchCodec {
    * @return payload bytes added
    */
   static int decode(byte[] b, int from, int length, long fromOffset, int maxRecords, int maxBytes,
-      List<LogRecord> out, ByteReader in) {
-    BatchHeader h = header(b, from, length);
-    boolean logAppendTime = (b[from + ATTRIBUTES] & ATTR_LOG_APPEND_TIME) != 0;
-    long baseTimestamp = ByteReader.longAt(b, from + BASE_TIMESTAMP);
-    in.wrap(b, from + headerSize(b, from), from + length);
-    int added = 0;
-    int bytes = 0;
-    for (int i = 0; i < h.recordCount() && in.hasRemaining(); i++) {
-      long offset = h.baseOffset() + i;
-      int bodyLength = in.varint();
-      if (offset < fromOffset) {
-        in.skip(bodyLength);
-        continue;
+      List<LogRecord> out, BatchReader in) {
+    try {
+      in.wrap(b, from, length);
+      in.skipTo(fromOffset);
+      int added = 0;
+      int bytes = 0;
+      while (added < maxRecords && in.next()) {
+        int size = Math.max(0, in.keyLength()) + in.valueLength();
+        for (int j = 0; j < in.headerCount(); j++) {
+          size += in.headerNameLength(j) + in.headerValueLength(j);
+        }
+        if (!out.isEmpty() && bytes + size > maxBytes) {
+          break;
+        }
+        List<RecordHeader> headers = List.of();
+        if (in.headerCount() > 0) {
+          headers = new ArrayList<>(in.headerCount());
+          for (int j = 0; j < in.headerCount(); j++) {
+            headers.add(new RecordHeader(in.copyHeaderName(j), in.copyHeaderValue(j)));
+          }
+        }
+        out.add(new LogRecord(in.offset(), in.timestamp(), in.copyKey(), in.copyValue(), headers));
+        added++;
+        bytes += size;
       }
-      if (added >= maxRecords) {
-        break;
-      }
-      int bodyStart = in.position();
-      long ts = baseTimestamp + in.zigZagLong();
-      int keyField = in.varint();
-      byte[] key = keyField == 0 ? null : in.bytes(keyField - 1);
-      byte[] value = in.bytes(in.varint());
-      int headerCount = in.varint();
-      List<RecordHeader> headers = headerCount == 0 ? List.of() : new ArrayList<>(headerCount);
-      for (int j = 0; j < headerCount; j++) {
-        byte[] name = in.bytes(in.varint());
-        headers.add(new RecordHeader(name, in.bytes(in.varint())));
-      }
-      if (in.position() != bodyStart + bodyLength) {
-        throw new StorageException("corrupt batch at offset " + offset + ": record length mismatch");
-      }
-      LogRecord r = new LogRecord(offset, logAppendTime ? h.appendTimeMs() : ts, key, value, headers);
-      int size = r.payloadSize();
-      if (!out.isEmpty() && bytes + size > maxBytes) {
-        break;
-      }
-      out.add(r);
-      added++;
-      bytes += size;
+      return bytes;
+    } catch (CorruptBatchException e) {
+      throw new StorageException(e.getMessage());
     }
-    return bytes;
   }
 
   /** The offset of the first record in the batch with a timestamp at or after {@code timestampMs}, or -1. */
-  static long firstOffsetAtOrAfter(byte[] b, int from, int length, long timestampMs, ByteReader in) {
-    BatchHeader h = header(b, from, length);
-    if ((b[from + ATTRIBUTES] & ATTR_LOG_APPEND_TIME) != 0) {
-      return h.appendTimeMs() >= timestampMs ? h.baseOffset() : -1;
-    }
-    long baseTimestamp = ByteReader.longAt(b, from + BASE_TIMESTAMP);
-    in.wrap(b, from + headerSize(b, from), from + length);
-    for (int i = 0; i < h.recordCount(); i++) {
-      int bodyLength = in.varint();
-      int bodyStart = in.position();
-      if (baseTimestamp + in.zigZagLong() >= timestampMs) {
-        return h.baseOffset() + i;
+  static long firstOffsetAtOrAfter(byte[] b, int from, int length, long timestampMs, BatchReader in) {
+    try {
+      in.wrap(b, from, length);
+      while (in.next()) {
+        if (in.timestamp() >= timestampMs) {
+          return in.offset();
+        }
       }
-      in.position(bodyStart + bodyLength);
+      return -1;
+    } catch (CorruptBatchException e) {
+      throw new StorageException(e.getMessage());
     }
-    return -1;
   }
 }

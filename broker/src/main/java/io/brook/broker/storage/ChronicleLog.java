@@ -1,5 +1,7 @@
 package io.brook.broker.storage;
 
+import io.brook.protocol.batch.BatchFormat;
+import io.brook.protocol.batch.BatchReader;
 import java.io.File;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -82,9 +84,11 @@ public final class ChronicleLog implements PartitionLog {
   /** A pooled tailer with its copy buffer: tailers are not thread-safe, so each read borrows one. */
   private static final class Reader {
     final ExcerptTailer tailer;
-    final ByteReader in = new ByteReader();
+    final BatchReader in = new BatchReader();
     final CRC32C crc = new CRC32C();
     byte[] buf = new byte[64 * 1024];
+    /** Bytes of the document {@link #readInto} copied into {@code buf}. */
+    int length;
     /**
      * {@code buf} holds the batch [heldBase, heldNext) of {@code heldLength} bytes, checked, and the
      * tailer stands on the batch after it: set by {@link #read} only, cleared by every other borrower.
@@ -159,13 +163,13 @@ public final class ChronicleLog implements PartitionLog {
         if (!r.tailer.moveToIndex(lastIndex) || (lastPosition = readIntoAt(r)) < 0) {
           throw new StorageException("cannot read the last batch of " + queue.fileAbsolutePath());
         }
-        last = BatchCodec.header(r.buf, 0, r.in.limit());
+        last = BatchCodec.header(r.buf, 0, r.length);
       } else {
         r.tailer.toStart(); // Chronicle counts no document; one it did not count may be there
       }
       int lastDocumentCycle = last == null ? -1 : rollCycle.toCycle(r.tailer.lastReadIndex());
       for (long position; (position = readIntoAt(r)) >= 0; ) {
-        BatchHeader next = BatchCodec.header(r.buf, 0, r.in.limit());
+        BatchHeader next = BatchCodec.header(r.buf, 0, r.length);
         if (last != null && next.baseOffset() != last.nextOffset()) {
           throw new StorageException("the batch after index " + Long.toHexString(lastIndex) + " of "
               + queue.fileAbsolutePath() + " starts at offset " + next.baseOffset() + ", not " + last.nextOffset());
@@ -177,7 +181,7 @@ public final class ChronicleLog implements PartitionLog {
       if (last == null) {
         return; // empty: offsets start at 0
       }
-      if (!BatchCodec.checksumMatches(r.buf, 0, r.in.limit(), r.crc)) {
+      if (!BatchCodec.checksumMatches(r.buf, 0, r.length, r.crc)) {
         throw new StorageException("the last batch of " + queue.fileAbsolutePath() + " fails its checksum");
       }
       recordWritePosition(lastDocumentCycle, lastPosition);
@@ -287,16 +291,16 @@ public final class ChronicleLog implements PartitionLog {
       while (out.size() < maxRecords && next < end && readInto(r)) {
         atBatchBoundary = false;
         r.held = false;
-        if (verifyChecksums && !BatchCodec.checksumMatches(r.buf, 0, r.in.limit(), r.crc)) {
+        if (verifyChecksums && !BatchCodec.checksumMatches(r.buf, 0, r.length, r.crc)) {
           throw new StorageException("batch at offset " + next + " fails its checksum");
         }
-        BatchHeader h = BatchCodec.header(r.buf, 0, r.in.limit());
+        BatchHeader h = BatchCodec.header(r.buf, 0, r.length);
         r.held = true;
         r.heldBase = h.baseOffset();
         r.heldNext = h.nextOffset();
-        r.heldLength = r.in.limit();
+        r.heldLength = r.length;
         int before = out.size();
-        bytes += BatchCodec.decode(r.buf, 0, r.in.limit(), next, maxRecords - out.size(),
+        bytes += BatchCodec.decode(r.buf, 0, r.length, next, maxRecords - out.size(),
             out.isEmpty() ? maxBytes : maxBytes - bytes, out, r.in);
         if (out.size() == before) {
           break; // the byte limit stopped us
@@ -339,7 +343,7 @@ public final class ChronicleLog implements PartitionLog {
         r.buf = new byte[Math.max(length, r.buf.length * 2)];
       }
       bytes.read(r.buf, 0, length);
-      r.in.wrap(r.buf, 0, length);
+      r.length = length;
       return headerPosition;
     }
   }
@@ -368,7 +372,7 @@ public final class ChronicleLog implements PartitionLog {
       }
       Bytes<?> bytes = dc.wire().bytes();
       int length = (int) bytes.readRemaining();
-      int n = Math.min(length, BatchCodec.HEADER_SIZE);
+      int n = Math.min(length, BatchFormat.HEADER_SIZE);
       bytes.read(r.buf, 0, n);
       return BatchCodec.header(r.buf, 0, length);
     }
@@ -464,7 +468,7 @@ public final class ChronicleLog implements PartitionLog {
       if (!r.tailer.moveToIndex(index) || !readInto(r)) {
         return end;
       }
-      long found = BatchCodec.firstOffsetAtOrAfter(r.buf, 0, r.in.limit(), timestampMs, r.in);
+      long found = BatchCodec.firstOffsetAtOrAfter(r.buf, 0, r.length, timestampMs, r.in);
       return found < 0 ? end : found;
     } catch (IllegalStateException e) {
       throw new StorageException("time lookup in " + dir + " failed: " + e.getMessage(), e);
@@ -519,7 +523,7 @@ public final class ChronicleLog implements PartitionLog {
           }
           Bytes<?> bytes = dc.wire().bytes();
           int length = (int) bytes.readRemaining();
-          bytes.read(r.buf, 0, Math.min(length, BatchCodec.HEADER_SIZE_WITH_PRODUCER));
+          bytes.read(r.buf, 0, Math.min(length, BatchFormat.HEADER_SIZE_WITH_PRODUCER));
           BatchInfo info = BatchCodec.info(r.buf, 0, length);
           visitor.accept(info);
           next = info.baseOffset() + info.recordCount();

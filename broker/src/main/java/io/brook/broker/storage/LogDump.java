@@ -1,5 +1,7 @@
 package io.brook.broker.storage;
 
+import io.brook.protocol.batch.BatchFormat;
+import io.brook.protocol.batch.BatchReader;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -52,7 +54,7 @@ public final class LogDump {
   private final boolean withRecords;
   private final DumpListener listener;
   private final CRC32C crc = new CRC32C();
-  private final ByteReader in = new ByteReader();
+  private final BatchReader in = new BatchReader();
   private final List<LogRecord> decoded = new ArrayList<>();
   private final List<String> problems = new ArrayList<>();
   private byte[] buf = new byte[64 * 1024];
@@ -194,8 +196,8 @@ public final class LogDump {
   private void visit(int length) {
     batches++;
     bytes += length;
-    if (length < BatchCodec.HEADER_SIZE || buf[0] != BatchCodec.VERSION
-        || BatchCodec.headerSize(buf, 0) > length) {
+    if (length < BatchFormat.HEADER_SIZE || buf[0] != BatchFormat.VERSION
+        || BatchFormat.headerSize(buf, 0) > length) {
       malformed++;
       String problem = "unreadable batch header (" + length + " bytes, version " + (length > 0 ? buf[0] : -1) + ")";
       problem(problem + " in " + segment + " after offset " + (expectedOffset - 1));
@@ -220,7 +222,7 @@ public final class LogDump {
       firstOffset = h.baseOffset();
     }
     lastOffset = h.nextOffset() - 1;
-    long first = decoded.isEmpty() ? ByteReader.longAt(buf, BatchCodec.BASE_TIMESTAMP) : decoded.get(0).timestamp();
+    long first = decoded.isEmpty() ? BatchFormat.longAt(buf, BatchFormat.BASE_TIMESTAMP) : decoded.get(0).timestamp();
     long max = decoded.isEmpty() ? h.runningMaxTimestamp() : Long.MIN_VALUE;
     for (LogRecord r : decoded) {
       max = Math.max(max, r.timestamp());
@@ -240,15 +242,9 @@ public final class LogDump {
     }
     try {
       BatchCodec.decode(buf, 0, length, h.baseOffset(), Integer.MAX_VALUE, Integer.MAX_VALUE, decoded, in);
-    } catch (RuntimeException e) { // a bounds or length error inside the records section
+    } catch (RuntimeException e) { // a bounds or length error, or a record count the records do not match
       decoded.clear();
       return "records do not decode: " + e.getMessage();
-    }
-    if (decoded.size() != h.recordCount()) {
-      return "holds " + decoded.size() + " records, its header says " + h.recordCount();
-    }
-    if (in.position() != length) {
-      return (length - in.position()) + " bytes after the last record";
     }
     return null;
   }

@@ -1,5 +1,7 @@
 package io.brook.broker.storage;
 
+import io.brook.protocol.batch.BatchFormat;
+import io.brook.protocol.batch.BatchReader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -15,7 +17,7 @@ public final class MemoryLog implements PartitionLog {
   private final List<Long> cycles = new ArrayList<>();
   private final ByteWriter scratch = new ByteWriter(4096);
   private final CRC32C crc = new CRC32C();
-  private final ByteReader in = new ByteReader();
+  private final BatchReader in = new BatchReader();
   private long endOffset;
   private long runningMax = Long.MIN_VALUE;
   private long endLogPosition;

@@ -1,5 +1,6 @@
 package io.brook.broker.storage;
 
+import io.brook.protocol.batch.BatchReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -29,7 +30,7 @@ class BatchCodecTest {
     assertThat(h.storedLength()).isEqualTo(stored.length);
     assertThat(BatchCodec.checksumMatches(stored, 0, stored.length, crc)).isTrue();
     List<LogRecord> back = new ArrayList<>();
-    BatchCodec.decode(stored, 0, stored.length, 42, 100, Integer.MAX_VALUE, back, new ByteReader());
+    BatchCodec.decode(stored, 0, stored.length, 42, 100, Integer.MAX_VALUE, back, new BatchReader());
     assertThat(back).hasSize(records.size());
     for (int i = 0; i < records.size(); i++) {
       assertThat(back.get(i).offset()).isEqualTo(42 + i);
@@ -51,7 +52,7 @@ class BatchCodecTest {
     assertThat(h.storedLength()).isEqualTo(plain + 14);
     assertThat(BatchCodec.producer(stored, 0)).isEqualTo(new ProducerStamp(77, (short) 3, 1234));
     List<LogRecord> back = new ArrayList<>();
-    BatchCodec.decode(stored, 0, stored.length, 0, 10, 100, back, new ByteReader());
+    BatchCodec.decode(stored, 0, stored.length, 0, 10, 100, back, new BatchReader());
     assertThat(back.get(0).value()).containsExactly(1);
   }
 
@@ -62,6 +63,6 @@ class BatchCodecTest {
     stored[stored.length - 3] ^= 1;
     assertThat(BatchCodec.checksumMatches(stored, 0, stored.length, crc)).isFalse();
     assertThatThrownBy(() -> BatchCodec.decode(stored, 0, stored.length - 20, 0, 10, 1000, new ArrayList<>(),
-        new ByteReader())).isInstanceOf(StorageException.class).hasMessageContaining("corrupt batch");
+        new BatchReader())).isInstanceOf(StorageException.class).hasMessageContaining("corrupt batch");
   }
 }

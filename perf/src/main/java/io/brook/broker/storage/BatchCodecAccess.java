@@ -1,5 +1,6 @@
 package io.brook.broker.storage;
 
+import io.brook.protocol.batch.BatchReader;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -11,7 +12,7 @@ import java.util.zip.CRC32C;
  */
 public final class BatchCodecAccess {
   private final ByteWriter out = new ByteWriter(64 * 1024);
-  private final ByteReader in = new ByteReader();
+  private final BatchReader in = new BatchReader();
   private final CRC32C crc = new CRC32C();
 
   /** Encodes the batch (with its CRC32C) as ChronicleLog.append does; returns the stored length. */

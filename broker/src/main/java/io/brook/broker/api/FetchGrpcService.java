@@ -1,6 +1,8 @@
 package io.brook.broker.api;
 
+import com.google.protobuf.UnsafeByteOperations;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.storage.BatchReadResult;
 import io.brook.broker.storage.LogRecord;
 import io.brook.broker.storage.ReadResult;
 import io.brook.broker.topics.Partition;
@@ -86,41 +88,36 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
 
   private static boolean hasRecordsOrErrors(FetchResponse r) {
     for (PartitionRecords p : r.getPartitionsList()) {
-      if (p.getRecordsCount() > 0 || p.getErrorCodeValue() != 0) {
+      if (p.getRecordsCount() > 0 || p.getBatchesCount() > 0 || p.getErrorCodeValue() != 0) {
         return true;
       }
     }
     return false;
   }
 
+  /** What an answer has taken so far of its record and byte limits. */
+  private static final class Taken {
+    int records;
+    int bytes;
+  }
+
   /** Reads every requested partition once, sharing the record and byte budget in request order. */
   private FetchResponse read(FetchRequest request, int maxRecords, int maxBytes) {
     FetchResponse.Builder response = FetchResponse.newBuilder();
-    int records = 0;
-    int bytes = 0;
+    Taken taken = new Taken();
     for (FetchPartition fp : request.getPartitionsList()) {
       PartitionRecords.Builder pr = PartitionRecords.newBuilder()
           .setTopic(fp.getTopic()).setPartition(fp.getPartition()).setNextOffset(fp.getOffset());
       try {
         Partition p = topics.get(fp.getTopic()).partition(fp.getPartition());
         pr.setLogStartOffset(p.startOffset()).setEndOffset(p.endOffset());
-        if (records < maxRecords && (bytes < maxBytes || records == 0)) {
-          ReadResult rr = p.read(fp.getOffset(), maxRecords - records, records == 0 ? maxBytes : maxBytes - bytes);
-          long next = fp.getOffset();
-          int bytesBefore = bytes;
-          for (LogRecord r : rr.records()) {
-            // "At least one record" holds for the answer, not for each partition: a partition
-            // read after others must not push the answer past max_bytes.
-            if (records > 0 && bytes + r.payloadSize() > maxBytes) {
-              break;
-            }
-            pr.addRecords(RecordMapper.toWire(r));
-            bytes += r.payloadSize();
-            records++;
-            next = r.offset() + 1;
+        if (taken.records < maxRecords && (taken.bytes < maxBytes || taken.records == 0)) {
+          if (request.getRawBatches()) {
+            addBatches(p, fp.getOffset(), pr, taken, maxRecords, maxBytes);
+          } else {
+            addRecords(p, fp.getOffset(), pr, taken, maxRecords, maxBytes);
           }
-          pr.setNextOffset(next).setEndOffset(Math.max(p.endOffset(), next));
-          p.topic().traffic().fetched(pr.getRecordsCount(), bytes - bytesBefore);
+          pr.setEndOffset(Math.max(p.endOffset(), pr.getNextOffset()));
         }
       } catch (BrokerException e) {
         pr.setErrorCode(Errors.code(e.error())).setErrorMessage(e.getMessage());
@@ -128,6 +125,42 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
       response.addPartitions(pr);
     }
     return response.build();
+  }
+
+  private static void addRecords(Partition p, long offset, PartitionRecords.Builder pr, Taken taken, int maxRecords,
+      int maxBytes) {
+    ReadResult rr = p.read(offset, maxRecords - taken.records,
+        taken.records == 0 ? maxBytes : maxBytes - taken.bytes);
+    long next = offset;
+    int bytesBefore = taken.bytes;
+    for (LogRecord r : rr.records()) {
+      // "At least one record" holds for the answer, not for each partition: a partition
+      // read after others must not push the answer past max_bytes.
+      if (taken.records > 0 && taken.bytes + r.payloadSize() > maxBytes) {
+        break;
+      }
+      pr.addRecords(RecordMapper.toWire(r));
+      taken.bytes += r.payloadSize();
+      taken.records++;
+      next = r.offset() + 1;
+    }
+    pr.setNextOffset(next);
+    p.topic().traffic().fetched(pr.getRecordsCount(), taken.bytes - bytesBefore);
+  }
+
+  /** Raw batches: the stored bytes go out as they are, wrapped without a copy; the client decodes them. */
+  private static void addBatches(Partition p, long offset, PartitionRecords.Builder pr, Taken taken, int maxRecords,
+      int maxBytes) {
+    BatchReadResult br = p.readBatches(offset, maxRecords - taken.records, maxBytes - taken.bytes,
+        taken.records == 0);
+    for (byte[] batch : br.batches()) {
+      pr.addBatches(UnsafeByteOperations.unsafeWrap(batch));
+    }
+    int records = (int) (br.nextOffset() - offset);
+    taken.records += records;
+    taken.bytes += br.bytes();
+    pr.setNextOffset(br.nextOffset());
+    p.topic().traffic().fetched(records, br.bytes());
   }
 
   @Override

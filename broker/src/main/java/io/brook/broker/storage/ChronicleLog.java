@@ -11,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -275,18 +276,7 @@ public final class ChronicleLog implements PartitionLog {
         }
         atBatchBoundary = true;
       } else {
-        r.held = false;
-        long hinted = hint(offset);
-        // A consumer reading on finds the tailer it used last already standing on the next batch.
-        boolean inPlace = hinted >= 0 && r.tailer.index() == hinted;
-        // A hint can point past the end of a cycle or of the data when it was taken: then search.
-        if (!inPlace && (hinted < 0 || !r.tailer.moveToIndex(hinted))) {
-          long index = locate(r, offset);
-          if (!r.tailer.moveToIndex(index)) {
-            throw new StorageException("batch for offset " + offset + " not found at index "
-                + Long.toHexString(index));
-          }
-        }
+        moveTo(r, offset);
       }
       while (out.size() < maxRecords && next < end && readInto(r)) {
         atBatchBoundary = false;
@@ -322,6 +312,86 @@ public final class ChronicleLog implements PartitionLog {
         release(r);
       }
       closeGate.readLock().unlock();
+    }
+  }
+
+  @Override
+  public BatchReadResult readBatches(long offset, int maxRecords, int maxBytes, boolean atLeastOne) {
+    long end = endOffset;
+    long start = startOffset();
+    if (offset < start || offset > end) {
+      throw new OffsetOutOfRangeException(offset, start, end);
+    }
+    if (offset == end || maxRecords <= 0) {
+      ensureOpen();
+      return BatchReadResult.empty(offset);
+    }
+    closeGate.readLock().lock();
+    Reader r = null;
+    try {
+      ensureOpen();
+      r = borrowKeeping();
+      List<byte[]> out = new ArrayList<>();
+      int bytes = 0;
+      long next = offset;
+      if (r.held && r.heldBase <= offset && offset < r.heldNext) {
+        // The batch a previous read stopped before (or inside) is still in the buffer.
+        if (!atLeastOne && r.heldLength > maxBytes) {
+          return BatchReadResult.empty(offset);
+        }
+        out.add(Arrays.copyOf(r.buf, r.heldLength));
+        bytes = r.heldLength;
+        next = r.heldNext;
+      } else {
+        moveTo(r, offset);
+      }
+      boolean atBatchBoundary = !out.isEmpty();
+      while (next - offset < maxRecords && next < end && readInto(r)) {
+        r.held = false;
+        if (verifyChecksums && !BatchCodec.checksumMatches(r.buf, 0, r.length, r.crc)) {
+          throw new StorageException("batch at offset " + next + " fails its checksum");
+        }
+        BatchHeader h = BatchCodec.header(r.buf, 0, r.length);
+        // Held either way: the tailer has moved past it, and a read that starts in it finds the copy.
+        r.held = true;
+        r.heldBase = h.baseOffset();
+        r.heldNext = h.nextOffset();
+        r.heldLength = r.length;
+        if (bytes + r.length > maxBytes && !(atLeastOne && out.isEmpty())) {
+          atBatchBoundary = false;
+          break;
+        }
+        out.add(Arrays.copyOf(r.buf, r.length));
+        bytes += r.length;
+        next = h.nextOffset();
+        atBatchBoundary = true;
+      }
+      if (atBatchBoundary) {
+        remember(next, r);
+      }
+      return new BatchReadResult(out, next, bytes);
+    } catch (IllegalStateException e) { // Chronicle's own "closed" and store failures
+      throw new StorageException("read of " + dir + " failed: " + e.getMessage(), e);
+    } finally {
+      if (r != null) {
+        release(r);
+      }
+      closeGate.readLock().unlock();
+    }
+  }
+
+  /** Stands the reader's tailer on the batch holding {@code offset} (below the end offset). */
+  private void moveTo(Reader r, long offset) {
+    r.held = false;
+    long hinted = hint(offset);
+    // A consumer reading on finds the tailer it used last already standing on the next batch.
+    boolean inPlace = hinted >= 0 && r.tailer.index() == hinted;
+    // A hint can point past the end of a cycle or of the data when it was taken: then search.
+    if (!inPlace && (hinted < 0 || !r.tailer.moveToIndex(hinted))) {
+      long index = locate(r, offset);
+      if (!r.tailer.moveToIndex(index)) {
+        throw new StorageException("batch for offset " + offset + " not found at index " + Long.toHexString(index));
+      }
     }
   }
 

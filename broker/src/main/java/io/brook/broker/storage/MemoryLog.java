@@ -66,6 +66,28 @@ public final class MemoryLog implements PartitionLog {
     return new ReadResult(out, next);
   }
 
+  @Override
+  public synchronized BatchReadResult readBatches(long offset, int maxRecords, int maxBytes, boolean atLeastOne) {
+    ensureOpen();
+    long start = startOffset();
+    if (offset < start || offset > endOffset) {
+      throw new OffsetOutOfRangeException(offset, start, endOffset);
+    }
+    List<byte[]> out = new ArrayList<>();
+    int bytes = 0;
+    long next = offset;
+    for (int i = batchHolding(offset); i >= 0 && i < batches.size() && next - offset < maxRecords; i++) {
+      byte[] b = batches.get(i);
+      if (bytes + b.length > maxBytes && !(atLeastOne && out.isEmpty())) {
+        break;
+      }
+      out.add(b.clone());
+      bytes += b.length;
+      next = headers.get(i).nextOffset();
+    }
+    return new BatchReadResult(out, next, bytes);
+  }
+
   /** Index of the batch holding offset, or -1 at the end. */
   private int batchHolding(long offset) {
     int lo = 0;

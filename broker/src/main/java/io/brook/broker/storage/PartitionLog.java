@@ -20,6 +20,15 @@ public interface PartitionLog extends AutoCloseable {
    */
   ReadResult read(long offset, int maxRecords, int maxBytes);
 
+  /**
+   * Reads whole stored batches, undecoded, from the one holding {@code offset}: another batch is
+   * added while fewer than {@code maxRecords} records from {@code offset} on were read and the batch
+   * fits in {@code maxBytes}; with {@code atLeastOne} the first batch is taken whatever its size.
+   *
+   * @throws OffsetOutOfRangeException when offset is below the start or above the end offset
+   */
+  BatchReadResult readBatches(long offset, int maxRecords, int maxBytes, boolean atLeastOne);
+
   /** The log-start offset: the oldest offset still held. */
   long startOffset();
 

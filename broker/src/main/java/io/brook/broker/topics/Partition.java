@@ -5,6 +5,7 @@ import io.brook.broker.errors.BrokerException;
 import io.brook.broker.producers.ProducerState;
 import io.brook.broker.storage.AppendBatch;
 import io.brook.broker.storage.AppendResult;
+import io.brook.broker.storage.BatchReadResult;
 import io.brook.broker.storage.LogRecord;
 import io.brook.broker.storage.OffsetOutOfRangeException;
 import io.brook.broker.storage.PartitionLog;
@@ -171,9 +172,18 @@ public final class Partition {
 
   /** Reads records; offsets outside the log's range fail with OFFSET_OUT_OF_RANGE naming the range. */
   public ReadResult read(long offset, int maxRecords, int maxBytes) {
+    return reading(() -> partitionLog.read(offset, maxRecords, maxBytes));
+  }
+
+  /** Reads whole stored batches (see {@link PartitionLog#readBatches}), with the errors of {@link #read}. */
+  public BatchReadResult readBatches(long offset, int maxRecords, int maxBytes, boolean atLeastOne) {
+    return reading(() -> partitionLog.readBatches(offset, maxRecords, maxBytes, atLeastOne));
+  }
+
+  private <T> T reading(java.util.function.Supplier<T> read) {
     checkOpen();
     try {
-      return partitionLog.read(offset, maxRecords, maxBytes);
+      return read.get();
     } catch (OffsetOutOfRangeException e) {
       throw new BrokerException(BrokerError.OFFSET_OUT_OF_RANGE, name() + ": " + e.getMessage());
     } catch (StorageException e) {

@@ -308,4 +308,59 @@ class PartitionLogContractTest {
     assertThat(log.read(30, 1, 1000).records().get(0).value()).isEqualTo(bytes("after"));
     assertThat(log.deleteOldestSegments(0)).isEqualTo(24);
   }
+
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void rawBatchReadsReturnWholeStoredBatchesThatDecodeToTheSameRecords(String impl) {
+    PartitionLog log = fiveSegments(impl);
+    BatchReadResult all = log.readBatches(3, 1000, 1 << 20, true);
+    assertThat(all.nextOffset()).isEqualTo(30);
+    assertThat(all.batches()).hasSize(14); // from the batch [2, 4) to the end, across five segments
+    assertThat(all.bytes()).isEqualTo(all.batches().stream().mapToInt(b -> b.length).sum());
+    List<String> expected = new ArrayList<>();
+    log.read(3, 1000, 1 << 20).records().forEach(r -> expected.add(new String(r.value(), StandardCharsets.UTF_8)));
+    assertThat(expected).hasSize(27);
+    assertThat(decode(all, 3)).isEqualTo(expected);
+  }
+
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void rawBatchReadsStopAtBatchBoundariesByRecordsAndBytes(String impl) {
+    PartitionLog log = fiveSegments(impl);
+    int one = log.readBatches(0, 1, 1 << 20, true).batches().get(0).length;
+    // Records count from the offset asked for: [0, 2) gives one, [2, 4) makes it three.
+    BatchReadResult byRecords = log.readBatches(1, 2, 1 << 20, true);
+    assertThat(byRecords.batches()).hasSize(2);
+    assertThat(byRecords.nextOffset()).isEqualTo(4);
+
+    BatchReadResult byBytes = log.readBatches(0, 1000, 2 * one + one / 2, true);
+    assertThat(byBytes.batches()).hasSize(2);
+    assertThat(byBytes.nextOffset()).isEqualTo(4);
+    assertThat(log.readBatches(0, 1000, 1, true).batches()).hasSize(1); // the first whatever its size
+    BatchReadResult none = log.readBatches(0, 1000, one - 1, false);
+    assertThat(none.batches()).isEmpty();
+    assertThat(none.nextOffset()).isZero();
+
+    // Reading on where a limited read stopped, and mixing record and raw reads, loses nothing.
+    assertThat(decode(log.readBatches(byBytes.nextOffset(), 1, 1 << 20, true), 4)).containsExactly("s0b2r0", "s0b2r1");
+    assertThat(log.read(6, 1, 1 << 20).records().get(0).value()).isEqualTo(bytes("s1b0r0"));
+    assertThat(decode(log.readBatches(7, 1, 1 << 20, true), 7)).containsExactly("s1b0r1");
+    assertThat(log.read(8, 1, 1 << 20).records().get(0).value()).isEqualTo(bytes("s1b1r0"));
+
+    assertThat(log.readBatches(30, 10, 1000, true).batches()).isEmpty();
+    assertThatThrownBy(() -> log.readBatches(31, 10, 1000, true)).isInstanceOf(OffsetOutOfRangeException.class);
+  }
+
+  /** The values of the records at or after {@code from} in raw batches, as a client reads them. */
+  static List<String> decode(BatchReadResult result, long from) {
+    io.brook.protocol.batch.BatchReader reader = new io.brook.protocol.batch.BatchReader();
+    List<String> out = new ArrayList<>();
+    for (byte[] batch : result.batches()) {
+      reader.wrap(batch, 0, batch.length).skipTo(from);
+      while (reader.next()) {
+        out.add(new String(reader.copyValue(), StandardCharsets.UTF_8));
+      }
+    }
+    return out;
+  }
 }

@@ -31,7 +31,13 @@ type FetchRequest struct {
 	// 4 MiB default inbound limit of gRPC clients).
 	MaxBytes int32 `protobuf:"varint,3,opt,name=max_bytes,json=maxBytes,proto3" json:"max_bytes,omitempty"`
 	// Wait up to this long for a record when there is none. 0: answer at once.
-	MaxWaitMs     int32 `protobuf:"varint,4,opt,name=max_wait_ms,json=maxWaitMs,proto3" json:"max_wait_ms,omitempty"`
+	MaxWaitMs int32 `protobuf:"varint,4,opt,name=max_wait_ms,json=maxWaitMs,proto3" json:"max_wait_ms,omitempty"`
+	// True: answer with whole stored batches (PartitionRecords.batches, in the
+	// Brook batch format of docs/API.md) instead of records, so the broker
+	// copies bytes and decodes nothing. The limits then count whole batches:
+	// the first batch is always sent; another is added while the answer holds
+	// fewer than max_records records and the batch fits in max_bytes.
+	RawBatches    bool `protobuf:"varint,5,opt,name=raw_batches,json=rawBatches,proto3" json:"raw_batches,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -92,6 +98,13 @@ func (x *FetchRequest) GetMaxWaitMs() int32 {
 		return x.MaxWaitMs
 	}
 	return 0
+}
+
+func (x *FetchRequest) GetRawBatches() bool {
+	if x != nil {
+		return x.RawBatches
+	}
+	return false
 }
 
 type FetchPartition struct {
@@ -212,7 +225,10 @@ type PartitionRecords struct {
 	NextOffset     int64 `protobuf:"varint,6,opt,name=next_offset,json=nextOffset,proto3" json:"next_offset,omitempty"`
 	LogStartOffset int64 `protobuf:"varint,7,opt,name=log_start_offset,json=logStartOffset,proto3" json:"log_start_offset,omitempty"`
 	// The offset the next produced record will get.
-	EndOffset     int64 `protobuf:"varint,8,opt,name=end_offset,json=endOffset,proto3" json:"end_offset,omitempty"`
+	EndOffset int64 `protobuf:"varint,8,opt,name=end_offset,json=endOffset,proto3" json:"end_offset,omitempty"`
+	// Only with raw_batches: stored batches in offset order. The first may
+	// start before the requested offset; skip its records below it.
+	Batches       [][]byte `protobuf:"bytes,9,rep,name=batches,proto3" json:"batches,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -301,6 +317,13 @@ func (x *PartitionRecords) GetEndOffset() int64 {
 		return x.EndOffset
 	}
 	return 0
+}
+
+func (x *PartitionRecords) GetBatches() [][]byte {
+	if x != nil {
+		return x.Batches
+	}
+	return nil
 }
 
 type TailRequest struct {
@@ -717,7 +740,7 @@ var File_brook_v1_fetch_proto protoreflect.FileDescriptor
 
 const file_brook_v1_fetch_proto_rawDesc = "" +
 	"\n" +
-	"\x14brook/v1/fetch.proto\x12\bbrook.v1\x1a\x15brook/v1/errors.proto\x1a\x16brook/v1/records.proto\"\xa6\x01\n" +
+	"\x14brook/v1/fetch.proto\x12\bbrook.v1\x1a\x15brook/v1/errors.proto\x1a\x16brook/v1/records.proto\"\xc7\x01\n" +
 	"\fFetchRequest\x128\n" +
 	"\n" +
 	"partitions\x18\x01 \x03(\v2\x18.brook.v1.FetchPartitionR\n" +
@@ -725,7 +748,9 @@ const file_brook_v1_fetch_proto_rawDesc = "" +
 	"\vmax_records\x18\x02 \x01(\x05R\n" +
 	"maxRecords\x12\x1b\n" +
 	"\tmax_bytes\x18\x03 \x01(\x05R\bmaxBytes\x12\x1e\n" +
-	"\vmax_wait_ms\x18\x04 \x01(\x05R\tmaxWaitMs\"\\\n" +
+	"\vmax_wait_ms\x18\x04 \x01(\x05R\tmaxWaitMs\x12\x1f\n" +
+	"\vraw_batches\x18\x05 \x01(\bR\n" +
+	"rawBatches\"\\\n" +
 	"\x0eFetchPartition\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x1c\n" +
 	"\tpartition\x18\x02 \x01(\x05R\tpartition\x12\x16\n" +
@@ -733,7 +758,7 @@ const file_brook_v1_fetch_proto_rawDesc = "" +
 	"\rFetchResponse\x12:\n" +
 	"\n" +
 	"partitions\x18\x01 \x03(\v2\x1a.brook.v1.PartitionRecordsR\n" +
-	"partitions\"\xb5\x02\n" +
+	"partitions\"\xcf\x02\n" +
 	"\x10PartitionRecords\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x1c\n" +
 	"\tpartition\x18\x02 \x01(\x05R\tpartition\x122\n" +
@@ -745,7 +770,8 @@ const file_brook_v1_fetch_proto_rawDesc = "" +
 	"nextOffset\x12(\n" +
 	"\x10log_start_offset\x18\a \x01(\x03R\x0elogStartOffset\x12\x1d\n" +
 	"\n" +
-	"end_offset\x18\b \x01(\x03R\tendOffset\"\x84\x01\n" +
+	"end_offset\x18\b \x01(\x03R\tendOffset\x12\x18\n" +
+	"\abatches\x18\t \x03(\fR\abatches\"\x84\x01\n" +
 	"\vTailRequest\x127\n" +
 	"\n" +
 	"partitions\x18\x01 \x03(\v2\x17.brook.v1.TailPartitionR\n" +

@@ -1,10 +1,13 @@
 package io.brook.client.consumer;
 
+import com.google.protobuf.ByteString;
 import io.brook.client.Deserializer;
 import io.brook.client.TopicPartition;
 import io.brook.client.errors.BrookException;
 import io.brook.client.internal.ErrorMapping;
 import io.brook.client.internal.RecordConversion;
+import io.brook.protocol.batch.BatchReader;
+import io.brook.protocol.batch.CorruptBatchException;
 import io.brook.protocol.v1.ErrorCode;
 import io.brook.protocol.v1.FetchPartition;
 import io.brook.protocol.v1.FetchRequest;
@@ -12,17 +15,23 @@ import io.brook.protocol.v1.FetchResponse;
 import io.brook.protocol.v1.FetchServiceGrpc;
 import io.brook.protocol.v1.PartitionRecords;
 import io.brook.protocol.v1.Record;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One Fetch of the partitions with known positions, turned into client records. Positions move
- * only once the whole answer was understood and deserialized, so a failure loses nothing: the
- * next poll reads the same records again.
+ * One Fetch of the partitions with known positions, turned into client records. The broker answers
+ * with raw stored batches, decoded here, so it copies bytes and decodes nothing. Positions move only
+ * once the whole answer was understood and deserialized, so a failure loses nothing: the next poll
+ * reads the same records again.
+ *
+ * <p>Whole batches can hold more than {@code max.poll.records}: the records past it wait here and
+ * are handed out by the next polls, before any new fetch, as long as no assignment, seek or reset
+ * came in between.
  */
 final class Fetcher<K, V> {
   private static final System.Logger LOG = System.getLogger(Fetcher.class.getName());
@@ -31,6 +40,9 @@ final class Fetcher<K, V> {
   private final FetchServiceGrpc.FetchServiceBlockingStub fetches;
   private final Deserializer<K> keys;
   private final Deserializer<V> values;
+  private final BatchReader reader = new BatchReader();
+  private final Map<TopicPartition, ArrayDeque<ConsumerRecord<K, V>>> buffered = new LinkedHashMap<>();
+  private long bufferedAt;
 
   Fetcher(ConsumerConfig config, FetchServiceGrpc.FetchServiceBlockingStub fetches, Deserializer<K> keys,
       Deserializer<V> values) {
@@ -42,12 +54,16 @@ final class Fetcher<K, V> {
 
   /** Fetches, waiting at the broker up to {@code waitMs} for a record; updates the states. */
   ConsumerRecords<K, V> fetch(PartitionStates states, long waitMs) {
+    ConsumerRecords<K, V> waiting = drainBuffered(states);
+    if (!waiting.isEmpty()) {
+      return waiting;
+    }
     List<TopicPartition> order = states.fetchOrder();
     if (order.isEmpty()) {
       return ConsumerRecords.empty();
     }
     FetchRequest.Builder request = FetchRequest.newBuilder().setMaxRecords(config.maxPollRecords())
-        .setMaxBytes(config.fetchMaxBytes()).setMaxWaitMs((int) waitMs);
+        .setMaxBytes(config.fetchMaxBytes()).setMaxWaitMs((int) waitMs).setRawBatches(true);
     for (TopicPartition tp : order) {
       request.addPartitions(FetchPartition.newBuilder().setTopic(tp.topic()).setPartition(tp.partition())
           .setOffset(states.position(tp)));
@@ -56,7 +72,7 @@ final class Fetcher<K, V> {
         .fetch(request.build());
 
     Map<TopicPartition, List<ConsumerRecord<K, V>>> records = new LinkedHashMap<>();
-    Map<TopicPartition, PartitionRecords> done = new HashMap<>();
+    Map<TopicPartition, PartitionRecords> done = new LinkedHashMap<>();
     Map<TopicPartition, PartitionRecords> outOfRange = new LinkedHashMap<>();
     for (int i = 0; i < order.size() && i < response.getPartitionsCount(); i++) {
       TopicPartition tp = order.get(i);
@@ -75,10 +91,7 @@ final class Fetcher<K, V> {
         }
         throw e;
       }
-      List<ConsumerRecord<K, V>> converted = new ArrayList<>(pr.getRecordsCount());
-      for (Record r : pr.getRecordsList()) {
-        converted.add(RecordConversion.toConsumerRecord(tp.topic(), tp.partition(), r, keys, values));
-      }
+      List<ConsumerRecord<K, V>> converted = convert(tp, pr, states.position(tp));
       if (!converted.isEmpty()) {
         records.put(tp, converted);
       }
@@ -87,8 +100,88 @@ final class Fetcher<K, V> {
     for (Map.Entry<TopicPartition, PartitionRecords> e : outOfRange.entrySet()) {
       resetOutOfRange(states, e.getKey(), e.getValue());
     }
-    done.forEach((tp, pr) -> states.fetched(tp, pr.getNextOffset(), pr.getEndOffset()));
-    return new ConsumerRecords<>(records);
+    return handOut(states, records, done);
+  }
+
+  /** The records of one partition's answer from {@code position} on, deserialized. */
+  private List<ConsumerRecord<K, V>> convert(TopicPartition tp, PartitionRecords pr, long position) {
+    List<ConsumerRecord<K, V>> converted = new ArrayList<>(pr.getRecordsCount());
+    for (Record r : pr.getRecordsList()) { // a broker that does not know raw_batches answers with records
+      converted.add(RecordConversion.toConsumerRecord(tp.topic(), tp.partition(), r, keys, values));
+    }
+    try {
+      for (ByteString batch : pr.getBatchesList()) {
+        byte[] b = batch.toByteArray();
+        reader.wrap(b, 0, b.length).skipTo(position);
+        while (reader.next()) {
+          converted.add(RecordConversion.toConsumerRecord(tp.topic(), tp.partition(), reader, keys, values));
+        }
+      }
+    } catch (CorruptBatchException e) {
+      throw new BrookException("CORRUPT_BATCH", "fetch of " + tp + " returned a batch that does not decode: "
+          + e.getMessage(), e);
+    }
+    return converted;
+  }
+
+  /**
+   * Hands out at most max.poll.records of what one fetch decoded, in partition order, moving each
+   * position past what it hands out; the rest waits for the next polls.
+   */
+  private ConsumerRecords<K, V> handOut(PartitionStates states, Map<TopicPartition, List<ConsumerRecord<K, V>>> records,
+      Map<TopicPartition, PartitionRecords> done) {
+    int budget = config.maxPollRecords();
+    Map<TopicPartition, List<ConsumerRecord<K, V>>> out = new LinkedHashMap<>();
+    for (Map.Entry<TopicPartition, PartitionRecords> e : done.entrySet()) {
+      TopicPartition tp = e.getKey();
+      PartitionRecords pr = e.getValue();
+      List<ConsumerRecord<K, V>> all = records.getOrDefault(tp, List.of());
+      int take = Math.min(budget, all.size());
+      budget -= take;
+      if (take > 0) {
+        out.put(tp, all.size() == take ? all : new ArrayList<>(all.subList(0, take)));
+      }
+      if (take == all.size()) {
+        states.fetched(tp, pr.getNextOffset(), pr.getEndOffset());
+        continue;
+      }
+      buffered.put(tp, new ArrayDeque<>(all.subList(take, all.size())));
+      states.endOffset(tp, pr.getEndOffset());
+      if (take > 0) {
+        states.advance(tp, all.get(take - 1).offset() + 1);
+      }
+    }
+    bufferedAt = states.changes();
+    return new ConsumerRecords<>(out);
+  }
+
+  /** Up to max.poll.records of the records earlier fetches read past it, if they are still next. */
+  private ConsumerRecords<K, V> drainBuffered(PartitionStates states) {
+    if (buffered.isEmpty()) {
+      return ConsumerRecords.empty();
+    }
+    if (states.changes() != bufferedAt) {
+      buffered.clear(); // an assignment, seek or reset came in between: fetch again
+      return ConsumerRecords.empty();
+    }
+    int budget = config.maxPollRecords();
+    Map<TopicPartition, List<ConsumerRecord<K, V>>> out = new LinkedHashMap<>();
+    Iterator<Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<K, V>>>> it = buffered.entrySet().iterator();
+    while (it.hasNext() && budget > 0) {
+      Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<K, V>>> e = it.next();
+      ArrayDeque<ConsumerRecord<K, V>> waiting = e.getValue();
+      List<ConsumerRecord<K, V>> taken = new ArrayList<>(Math.min(budget, waiting.size()));
+      while (budget > 0 && !waiting.isEmpty()) {
+        taken.add(waiting.pollFirst());
+        budget--;
+      }
+      out.put(e.getKey(), taken);
+      states.advance(e.getKey(), taken.get(taken.size() - 1).offset() + 1);
+      if (waiting.isEmpty()) {
+        it.remove();
+      }
+    }
+    return new ConsumerRecords<>(out);
   }
 
   /** Retention passed the position (or it lies beyond the end): start over per auto.offset.reset. */

@@ -18,9 +18,12 @@ final class PartitionStates {
   private final Map<TopicPartition, OffsetResetStrategy> pendingResets = new HashMap<>();
   private final Map<TopicPartition, Long> endOffsets = new HashMap<>();
   private int rotation;
+  /** Counts assignments, seeks and resets: records fetched before one may no longer be next. */
+  private long changes;
 
   /** Replaces the assignment; partitions kept keep their state, new ones start unknown. */
   void assign(Iterable<TopicPartition> partitions) {
+    changes++;
     Map<TopicPartition, Long> next = new LinkedHashMap<>();
     for (TopicPartition tp : partitions) {
       next.put(tp, positions.get(tp));
@@ -33,6 +36,7 @@ final class PartitionStates {
 
   /** Drops everything; answers what was owned. */
   List<TopicPartition> clear() {
+    changes++;
     List<TopicPartition> previous = assigned();
     positions.clear();
     pendingResets.clear();
@@ -53,11 +57,13 @@ final class PartitionStates {
   }
 
   void seek(TopicPartition tp, long offset) {
+    changes++;
     positions.put(tp, offset);
     pendingResets.remove(tp);
   }
 
   void requestReset(TopicPartition tp, OffsetResetStrategy to) {
+    changes++;
     positions.put(tp, null);
     pendingResets.put(tp, to);
   }
@@ -72,6 +78,17 @@ final class PartitionStates {
       positions.put(tp, next);
       endOffsets.put(tp, end);
     }
+  }
+
+  /** Records up to {@code next} were handed out from what an earlier fetch read. */
+  void advance(TopicPartition tp, long next) {
+    if (positions.containsKey(tp)) {
+      positions.put(tp, next);
+    }
+  }
+
+  long changes() {
+    return changes;
   }
 
   void endOffset(TopicPartition tp, long end) {

@@ -3,11 +3,13 @@ package io.brook.client.internal;
 import io.brook.client.Deserializer;
 import io.brook.client.Header;
 import io.brook.client.consumer.ConsumerRecord;
+import io.brook.protocol.batch.BatchReader;
 import io.brook.protocol.v1.Record;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-/** From the wire's {@link Record} to the client's record types (the producer encodes records itself). */
+/** From the wire's {@link Record}, or a raw batch's record, to the client's record types (the producer encodes records itself). */
 public final class RecordConversion {
   private RecordConversion() {}
 
@@ -16,6 +18,23 @@ public final class RecordConversion {
     K key = r.hasKey() ? keys.deserialize(topic, r.getKey().toByteArray()) : null;
     V value = values.deserialize(topic, r.getValue().toByteArray());
     return new ConsumerRecord<>(topic, partition, r.getOffset(), r.getTimestampMs(), key, value, headers(r));
+  }
+
+  /** The record a {@link BatchReader} stands on (after {@code next()}), copying what it keeps. */
+  public static <K, V> ConsumerRecord<K, V> toConsumerRecord(String topic, int partition, BatchReader r,
+      Deserializer<K> keys, Deserializer<V> values) {
+    K key = r.hasKey() ? keys.deserialize(topic, r.copyKey()) : null;
+    V value = values.deserialize(topic, r.copyValue());
+    List<Header> headers = List.of();
+    if (r.headerCount() > 0) {
+      Header[] hs = new Header[r.headerCount()];
+      for (int i = 0; i < hs.length; i++) {
+        // Names arrive as the producer's UTF-8; decoded as protobuf decodes a string field.
+        hs[i] = new Header(new String(r.copyHeaderName(i), StandardCharsets.UTF_8), r.copyHeaderValue(i));
+      }
+      headers = List.of(hs);
+    }
+    return new ConsumerRecord<>(topic, partition, r.offset(), r.timestamp(), key, value, headers);
   }
 
   public static List<Header> headers(Record r) {

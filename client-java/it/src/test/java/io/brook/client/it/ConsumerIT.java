@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -187,6 +188,42 @@ class ConsumerIT {
       c.commitAsync(); // the position, 8; close waits for it
     }
     assertThat(committedOf("async", tp)).isEqualTo(8L);
+  }
+
+  @Test
+  void maxPollRecordsHoldsWhenAFetchReadsWholeBatchesAndPositionsFollowWhatPollReturned() {
+    create(broker.channel(), "batched", 2);
+    TopicPartition p0 = new TopicPartition("batched", 0);
+    TopicPartition p1 = new TopicPartition("batched", 1);
+    produceValues(broker.channel(), "batched", 0, 25, "x"); // one stored batch each
+    produceValues(broker.channel(), "batched", 1, 25, "y");
+    try (BrookConsumer<String, String> c = consumer(config().groupId("batched").enableAutoCommit(false)
+        .maxPollRecords(10))) {
+      c.assign(List.of(p0, p1));
+      Map<Integer, List<String>> read = new java.util.TreeMap<>();
+      for (int i = 0; i < 100 && read.values().stream().mapToInt(List::size).sum() < 50; i++) {
+        ConsumerRecords<String, String> polled = c.poll(Duration.ofMillis(200));
+        assertThat(polled.count()).as("poll %d", i).isLessThanOrEqualTo(10);
+        for (TopicPartition tp : polled.partitions()) {
+          List<ConsumerRecord<String, String>> rs = polled.records(tp);
+          assertThat(c.position(tp)).as("the position follows what poll returned")
+              .isEqualTo(rs.get(rs.size() - 1).offset() + 1);
+          rs.forEach(r -> read.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r.value()));
+        }
+      }
+      assertThat(read.get(0)).isEqualTo(IntStream.range(0, 25).mapToObj(i -> "x" + i).toList());
+      assertThat(read.get(1)).isEqualTo(IntStream.range(0, 25).mapToObj(i -> "y" + i).toList());
+      c.commitSync();
+      assertThat(committedOf("batched", p0)).isEqualTo(25L);
+    }
+
+    try (BrookConsumer<String, String> c = consumer(config().maxPollRecords(10))) {
+      c.assign(List.of(p0));
+      assertThat(values(c.poll(Duration.ofSeconds(5)).records(p0))).hasSize(10).startsWith("x0");
+      assertThat(c.position(p0)).isEqualTo(10);
+      c.seek(p0, 3); // what the fetch read ahead (x10..x24) must not come next
+      assertThat(values(c.poll(Duration.ofSeconds(5)).records(p0))).hasSize(10).startsWith("x3");
+    }
   }
 
   @Test

@@ -1,6 +1,8 @@
 package io.brook.client.consumer;
 
+import com.google.protobuf.ByteOutput;
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.brook.client.Deserializer;
 import io.brook.client.TopicPartition;
 import io.brook.client.errors.BrookException;
@@ -15,6 +17,9 @@ import io.brook.protocol.v1.FetchResponse;
 import io.brook.protocol.v1.FetchServiceGrpc;
 import io.brook.protocol.v1.PartitionRecords;
 import io.brook.protocol.v1.Record;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -104,17 +109,19 @@ final class Fetcher<K, V> {
   }
 
   /** The records of one partition's answer from {@code position} on, deserialized. */
-  private List<ConsumerRecord<K, V>> convert(TopicPartition tp, PartitionRecords pr, long position) {
+  List<ConsumerRecord<K, V>> convert(TopicPartition tp, PartitionRecords pr, long position) {
     List<ConsumerRecord<K, V>> converted = new ArrayList<>(pr.getRecordsCount());
     for (Record r : pr.getRecordsList()) { // a broker that does not know raw_batches answers with records
       converted.add(RecordConversion.toConsumerRecord(tp.topic(), tp.partition(), r, keys, values));
     }
     try {
+      BatchSink sink = new BatchSink(tp, position, converted);
       for (ByteString batch : pr.getBatchesList()) {
-        byte[] b = batch.toByteArray();
-        reader.wrap(b, 0, b.length).skipTo(position);
-        while (reader.next()) {
-          converted.add(RecordConversion.toConsumerRecord(tp.topic(), tp.partition(), reader, keys, values));
+        // Reads the ByteString's own array: toByteArray() would copy every batch once more (half
+        // of the consumer's samples in a profile of the 100 B consume workload).
+        if (!sink.decodeInPlace(batch)) {
+          byte[] whole = batch.toByteArray(); // held in pieces: join them
+          sink.decode(whole, 0, whole.length);
         }
       }
     } catch (CorruptBatchException e) {
@@ -122,6 +129,72 @@ final class Fetcher<K, V> {
           + e.getMessage(), e);
     }
     return converted;
+  }
+
+  /** Decodes the batches protobuf hands over, without copying them; nothing it is given is kept. */
+  private final class BatchSink extends ByteOutput {
+    private final TopicPartition tp;
+    private final long position;
+    private final List<ConsumerRecord<K, V>> out;
+    private int expected;
+    private boolean decoded;
+
+    BatchSink(TopicPartition tp, long position, List<ConsumerRecord<K, V>> out) {
+      this.tp = tp;
+      this.position = position;
+      this.out = out;
+    }
+
+    /** Decodes a batch from the ByteString's own memory; false when it is held in pieces. */
+    boolean decodeInPlace(ByteString batch) {
+      expected = batch.size();
+      decoded = false;
+      try {
+        UnsafeByteOperations.unsafeWriteTo(batch, this);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e); // never: nothing here does I/O
+      }
+      return decoded;
+    }
+
+    void decode(byte[] value, int offset, int length) {
+      reader.wrap(value, offset, length).skipTo(position);
+      while (reader.next()) {
+        out.add(RecordConversion.toConsumerRecord(tp.topic(), tp.partition(), reader, keys, values));
+      }
+    }
+
+    @Override
+    public void write(byte[] value, int offset, int length) {
+      if (length == expected) { // the whole batch in one array; a piece of a rope is shorter
+        decode(value, offset, length);
+        decoded = true;
+      }
+    }
+
+    @Override
+    public void writeLazy(byte[] value, int offset, int length) {
+      write(value, offset, length);
+    }
+
+    @Override
+    public void write(ByteBuffer value) {
+      if (value.remaining() == expected) {
+        byte[] copy = new byte[expected];
+        value.duplicate().get(copy);
+        write(copy, 0, copy.length);
+      }
+    }
+
+    @Override
+    public void writeLazy(ByteBuffer value) {
+      write(value);
+    }
+
+    @Override
+    public void write(byte value) {
+      // Only ever a piece: decodeInPlace reports false and the caller joins the pieces.
+    }
   }
 
   /**

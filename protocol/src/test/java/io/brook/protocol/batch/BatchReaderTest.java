@@ -7,24 +7,20 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
-/**
- * Batches are written here by hand from the layout in {@link BatchFormat}, not by the broker's
- * encoder, so this test also pins the format a client depends on.
- */
+/** Over batches {@link TestBatches} writes by hand from the layout, so it pins the format too. */
 class BatchReaderTest {
   private final BatchReader reader = new BatchReader();
 
   @Test
   void readsKeysValuesHeadersOffsetsAndTimestampDeltas() {
     ByteArrayOutputStream records = new ByteArrayOutputStream();
-    record(records, 0, null, bytes(300, 7), new String[0]);
-    record(records, -5, new byte[0], new byte[0], new String[] {"trace", "ab", "trace", ""});
-    record(records, 1_000_000, "k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8),
+    TestBatches.record(records, 0, null, bytes(300, 7), new String[0]);
+    TestBatches.record(records, -5, new byte[0], new byte[0], new String[] {"trace", "ab", "trace", ""});
+    TestBatches.record(records, 1_000_000, "k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8),
         new String[0]);
-    byte[] batch = batch(0, 3, 40, 1_000, records.toByteArray());
+    byte[] batch = TestBatches.batch(0, 3, 40, 1_000, records.toByteArray());
 
     reader.wrap(batch, 0, batch.length);
     assertThat(reader.baseOffset()).isEqualTo(40);
@@ -59,9 +55,9 @@ class BatchReaderTest {
   void skipToLandsOnTheRequestedOffsetOrPastTheBatch() {
     ByteArrayOutputStream records = new ByteArrayOutputStream();
     for (int i = 0; i < 5; i++) {
-      record(records, i, null, new byte[] {(byte) i}, new String[0]);
+      TestBatches.record(records, i, null, new byte[] {(byte) i}, new String[0]);
     }
-    byte[] batch = batch(0, 5, 100, 0, records.toByteArray());
+    byte[] batch = TestBatches.batch(0, 5, 100, 0, records.toByteArray());
     reader.wrap(batch, 0, batch.length).skipTo(103);
     assertThat(reader.next()).isTrue();
     assertThat(reader.offset()).isEqualTo(103);
@@ -78,9 +74,9 @@ class BatchReaderTest {
   @Test
   void logAppendTimeBatchesGiveEveryRecordTheAppendTime() {
     ByteArrayOutputStream records = new ByteArrayOutputStream();
-    record(records, 0, null, new byte[1], new String[0]);
-    record(records, 9, null, new byte[1], new String[0]);
-    byte[] batch = batch(BatchFormat.ATTR_LOG_APPEND_TIME, 2, 0, 50, records.toByteArray());
+    TestBatches.record(records, 0, null, new byte[1], new String[0]);
+    TestBatches.record(records, 9, null, new byte[1], new String[0]);
+    byte[] batch = TestBatches.batch(BatchFormat.ATTR_LOG_APPEND_TIME, 2, 0, 50, records.toByteArray());
     ByteBuffer.wrap(batch).order(ByteOrder.LITTLE_ENDIAN).putLong(BatchFormat.APPEND_TIME, 777);
     reader.wrap(batch, 0, batch.length);
     assertThat(reader.next()).isTrue();
@@ -92,8 +88,8 @@ class BatchReaderTest {
   @Test
   void aBatchPlacedInsideALargerArrayIsReadFromItsOwnBounds() {
     ByteArrayOutputStream records = new ByteArrayOutputStream();
-    record(records, 0, null, new byte[] {42}, new String[0]);
-    byte[] batch = batch(0, 1, 0, 0, records.toByteArray());
+    TestBatches.record(records, 0, null, new byte[] {42}, new String[0]);
+    byte[] batch = TestBatches.batch(0, 1, 0, 0, records.toByteArray());
     byte[] padded = new byte[batch.length + 20];
     System.arraycopy(batch, 0, padded, 10, batch.length);
     reader.wrap(padded, 10, batch.length);
@@ -105,8 +101,8 @@ class BatchReaderTest {
   @Test
   void corruptBatchesFailWithAMessageAndNeverReadPastTheirBounds() {
     ByteArrayOutputStream records = new ByteArrayOutputStream();
-    record(records, 0, "key".getBytes(StandardCharsets.UTF_8), new byte[50], new String[0]);
-    byte[] good = batch(0, 1, 0, 0, records.toByteArray());
+    TestBatches.record(records, 0, "key".getBytes(StandardCharsets.UTF_8), new byte[50], new String[0]);
+    byte[] good = TestBatches.batch(0, 1, 0, 0, records.toByteArray());
 
     assertThatThrownBy(() -> reader.wrap(good, 0, good.length - 1))
         .isInstanceOf(CorruptBatchException.class).hasMessageContaining("bytes of records");
@@ -143,51 +139,5 @@ class BatchReaderTest {
       b[i] = (byte) (i * seed);
     }
     return b;
-  }
-
-  /** A record as BatchFormat lays it out; headers as name, value pairs. */
-  private static void record(ByteArrayOutputStream out, long delta, byte[] key, byte[] value, String[] headers) {
-    ByteArrayOutputStream body = new ByteArrayOutputStream();
-    zigZag(body, delta);
-    varint(body, key == null ? 0 : key.length + 1);
-    if (key != null) {
-      body.writeBytes(key);
-    }
-    varint(body, value.length);
-    body.writeBytes(value);
-    varint(body, headers.length / 2);
-    for (String h : headers) {
-      byte[] b = h.getBytes(StandardCharsets.UTF_8);
-      varint(body, b.length);
-      body.writeBytes(b);
-    }
-    varint(out, body.size());
-    out.writeBytes(body.toByteArray());
-  }
-
-  private static byte[] batch(int attributes, int count, long baseOffset, long baseTimestamp, byte[] records) {
-    ByteBuffer b = ByteBuffer.allocate(BatchFormat.HEADER_SIZE + records.length).order(ByteOrder.LITTLE_ENDIAN);
-    b.put(0, BatchFormat.VERSION).put(BatchFormat.ATTRIBUTES, (byte) attributes)
-        .putInt(BatchFormat.RECORD_COUNT, count).putLong(BatchFormat.BASE_OFFSET, baseOffset)
-        .putLong(BatchFormat.BASE_TIMESTAMP, baseTimestamp).putInt(BatchFormat.RECORDS_LENGTH, records.length)
-        .put(BatchFormat.HEADER_SIZE, records);
-    return Arrays.copyOf(b.array(), b.capacity());
-  }
-
-  private static void varint(ByteArrayOutputStream out, int v) {
-    while ((v & ~0x7f) != 0) {
-      out.write((v & 0x7f) | 0x80);
-      v >>>= 7;
-    }
-    out.write(v);
-  }
-
-  private static void zigZag(ByteArrayOutputStream out, long v) {
-    long z = (v << 1) ^ (v >> 63);
-    while ((z & ~0x7fL) != 0) {
-      out.write((int) ((z & 0x7f) | 0x80));
-      z >>>= 7;
-    }
-    out.write((int) z);
   }
 }

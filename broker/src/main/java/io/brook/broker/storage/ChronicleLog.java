@@ -412,7 +412,7 @@ public final class ChronicleLog implements PartitionLog {
       if (r.buf.length < length) {
         r.buf = new byte[Math.max(length, r.buf.length * 2)];
       }
-      bytes.read(r.buf, 0, length);
+      MappedCopy.read(bytes, r.buf, length);
       r.length = length;
       return headerPosition;
     }

@@ -259,6 +259,33 @@ class ChronicleLogTest {
         .isInstanceOf(StorageException.class).hasMessageContaining("closed");
   }
 
+  @Test
+  void batchesOnBothSidesOfAMappedChunkBoundaryReadBackIntact() {
+    // Chronicle maps a segment in 64 MiB chunks (ChronicleChunkSizeTest); 72 batches of 1 MiB cross one,
+    // and reads copy each document out of mapped memory (MappedCopy) whichever chunk holds it.
+    int size = 1 << 20;
+    try (ChronicleLog log = ChronicleLog.open(dir, LogOptions.defaults())) {
+      for (int i = 0; i < 72; i++) {
+        byte[] value = new byte[size];
+        java.util.Arrays.fill(value, (byte) i);
+        value[0] = (byte) (i >> 8);
+        value[size - 1] = (byte) ~i;
+        log.append(AppendBatch.of(List.of(LogRecord.of(null, value, -1, List.of())), T0));
+      }
+      for (int i = 0; i < 72; i++) {
+        byte[] back = log.read(i, 1, size).records().get(0).value();
+        assertThat(back).hasSize(size);
+        assertThat(back[size / 2]).as("batch %d", i).isEqualTo((byte) i);
+        assertThat(back[0]).isEqualTo((byte) (i >> 8));
+        assertThat(back[size - 1]).isEqualTo((byte) ~i);
+      }
+      BatchReadResult raw = log.readBatches(60, 100, 20 * (size + 100), true);
+      assertThat(raw.batches()).hasSize(12);
+      byte[] last = raw.batches().get(11);
+      assertThat(last[last.length - 2]).as("the value's last byte, before the header count").isEqualTo((byte) ~71);
+    }
+  }
+
   static LogRecord record(String value, long ts) {
     return LogRecord.of(null, value.getBytes(StandardCharsets.UTF_8), ts, List.of());
   }

@@ -215,7 +215,7 @@ public final class ChronicleLog implements PartitionLog {
         boolean written = false;
         try {
           Bytes<?> out = dc.wire().bytes();
-          out.write(scratch.array(), 0, scratch.position());
+          MappedCopy.write(out, scratch.array(), scratch.position());
           written = true;
         } finally {
           if (!written) {

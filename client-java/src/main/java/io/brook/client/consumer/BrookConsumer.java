@@ -117,7 +117,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     this.connection = Connection.of(config.broker(), config.channel(), config.security());
     this.calls = new Calls(config.reconnectBackoffMs(), config.reconnectBackoffMaxMs());
     GroupServiceGrpc.GroupServiceBlockingStub groups = GroupServiceGrpc.newBlockingStub(connection.channel());
-    FetchServiceGrpc.FetchServiceBlockingStub fetches = FetchServiceGrpc.newBlockingStub(connection.channel());
+    FetchServiceGrpc.FetchServiceFutureStub fetches = FetchServiceGrpc.newFutureStub(connection.channel());
     this.offsets = new OffsetCalls(config, connection.channel());
     this.fetcher = new Fetcher<>(config, fetches, keyDeserializer, valueDeserializer);
     this.membership = config.groupId() == null ? null : new Membership(config, groups);
@@ -780,6 +780,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     } finally {
       if (!closed) {
         closed = true;
+        fetcher.close();
         if (membership != null) {
           membership.close();
         }

@@ -1,11 +1,14 @@
 package io.brook.client.consumer;
 
+import com.google.common.util.concurrent.ListenableFuture;
+import com.google.common.util.concurrent.MoreExecutors;
 import com.google.protobuf.ByteOutput;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.brook.client.Deserializer;
 import io.brook.client.TopicPartition;
 import io.brook.client.errors.BrookException;
+import io.brook.client.errors.BrookTimeoutException;
 import io.brook.client.internal.ErrorMapping;
 import io.brook.client.internal.RecordConversion;
 import io.brook.protocol.batch.BatchReader;
@@ -17,6 +20,7 @@ import io.brook.protocol.v1.FetchResponse;
 import io.brook.protocol.v1.FetchServiceGrpc;
 import io.brook.protocol.v1.PartitionRecords;
 import io.brook.protocol.v1.Record;
+import io.grpc.Context;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -26,30 +30,39 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * One Fetch of the partitions with known positions, turned into client records. The broker answers
+ * Fetches of the partitions with known positions, turned into client records. The broker answers
  * with raw stored batches, decoded here, so it copies bytes and decodes nothing. Positions move only
  * once the whole answer was understood and deserialized, so a failure loses nothing: the next poll
  * reads the same records again.
  *
  * <p>Whole batches can hold more than {@code max.poll.records}: the records past it wait here and
  * are handed out by the next polls, before any new fetch, as long as no assignment, seek or reset
- * came in between.
+ * came in between. Once nothing waits, the next fetch is sent at once (without a long poll) while
+ * the application works on what this poll returned, as Kafka's consumer does, so the broker's read
+ * and the client's decoding overlap instead of taking turns.
  */
 final class Fetcher<K, V> {
   private static final System.Logger LOG = System.getLogger(Fetcher.class.getName());
 
   private final ConsumerConfig config;
-  private final FetchServiceGrpc.FetchServiceBlockingStub fetches;
+  private final FetchServiceGrpc.FetchServiceFutureStub fetches;
   private final Deserializer<K> keys;
   private final Deserializer<V> values;
   private final BatchReader reader = new BatchReader();
   private final Map<TopicPartition, ArrayDeque<ConsumerRecord<K, V>>> buffered = new LinkedHashMap<>();
   private long bufferedAt;
+  private InFlight inFlight;
 
-  Fetcher(ConsumerConfig config, FetchServiceGrpc.FetchServiceBlockingStub fetches, Deserializer<K> keys,
+  /** A fetch sent and not yet taken: what it asked for, and the states' change count then. */
+  private record InFlight(ListenableFuture<FetchResponse> answer, List<TopicPartition> order, List<Long> offsets,
+      long changes) {}
+
+  Fetcher(ConsumerConfig config, FetchServiceGrpc.FetchServiceFutureStub fetches, Deserializer<K> keys,
       Deserializer<V> values) {
     this.config = config;
     this.fetches = fetches;
@@ -61,21 +74,106 @@ final class Fetcher<K, V> {
   ConsumerRecords<K, V> fetch(PartitionStates states, long waitMs) {
     ConsumerRecords<K, V> waiting = drainBuffered(states);
     if (!waiting.isEmpty()) {
+      if (buffered.isEmpty()) {
+        sendAhead(states);
+      }
       return waiting;
     }
+    if (inFlight != null && !stillNext(inFlight, states)) {
+      inFlight.answer().cancel(false); // an assignment, seek or reset came in between
+      inFlight = null;
+    }
+    if (inFlight == null) {
+      inFlight = send(states, waitMs, Context.current());
+      if (inFlight == null) {
+        return ConsumerRecords.empty();
+      }
+    }
+    InFlight taken = inFlight;
+    inFlight = null; // taken whatever the wait brings: a failed or cancelled answer is never awaited twice
+    FetchResponse response = await(taken.answer(), waitMs + config.requestTimeoutMs());
+    ConsumerRecords<K, V> records = understand(states, taken.order(), response);
+    if (buffered.isEmpty() && !records.isEmpty()) { // records flow: ask for more (caught up: long-poll next time)
+      sendAhead(states);
+    }
+    return records;
+  }
+
+  /** Cancels a fetch still on its way: its records were never handed out, so nothing is lost. */
+  void close() {
+    if (inFlight != null) {
+      inFlight.answer().cancel(false);
+      inFlight = null;
+    }
+  }
+
+  /**
+   * Sends a fetch from the current positions, bound to {@code context} (cancelled with it); null when
+   * no partition has a known position.
+   */
+  private InFlight send(PartitionStates states, long maxWaitMs, Context context) {
     List<TopicPartition> order = states.fetchOrder();
     if (order.isEmpty()) {
-      return ConsumerRecords.empty();
+      return null;
     }
     FetchRequest.Builder request = FetchRequest.newBuilder().setMaxRecords(config.maxPollRecords())
-        .setMaxBytes(config.fetchMaxBytes()).setMaxWaitMs((int) waitMs).setRawBatches(true);
+        .setMaxBytes(config.fetchMaxBytes()).setMaxWaitMs((int) maxWaitMs).setRawBatches(true);
+    List<Long> offsets = new ArrayList<>(order.size());
     for (TopicPartition tp : order) {
+      long offset = states.position(tp);
+      offsets.add(offset);
       request.addPartitions(FetchPartition.newBuilder().setTopic(tp.topic()).setPartition(tp.partition())
-          .setOffset(states.position(tp)));
+          .setOffset(offset));
     }
-    FetchResponse response = fetches.withDeadlineAfter(waitMs + config.requestTimeoutMs(), TimeUnit.MILLISECONDS)
-        .fetch(request.build());
+    ListenableFuture<FetchResponse> answer = context.wrap(() -> fetches
+        .withDeadlineAfter(maxWaitMs + config.requestTimeoutMs(), TimeUnit.MILLISECONDS).fetch(request.build()))
+        .call();
+    return new InFlight(answer, order, offsets, states.changes());
+  }
 
+  /**
+   * The next fetch, sent now without waiting at the broker, outside the poll's call context so that
+   * it outlives this poll; the next poll takes its answer.
+   */
+  private void sendAhead(PartitionStates states) {
+    if (inFlight == null) {
+      inFlight = send(states, 0, Context.ROOT);
+    }
+  }
+
+  private static boolean stillNext(InFlight f, PartitionStates states) {
+    if (f.changes() != states.changes()) {
+      return false;
+    }
+    for (int i = 0; i < f.order().size(); i++) {
+      Long position = states.position(f.order().get(i));
+      if (position == null || position.longValue() != f.offsets().get(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Waits for an answer; a wakeup (which cancels the poll's context) cancels the wait too. */
+  private static FetchResponse await(ListenableFuture<FetchResponse> answer, long timeoutMs) {
+    Context.current().addListener(c -> answer.cancel(false), MoreExecutors.directExecutor());
+    try {
+      return answer.get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw ErrorMapping.fromThrowable(e);
+    } catch (TimeoutException e) {
+      answer.cancel(false);
+      throw new BrookTimeoutException("TIMEOUT", "no fetch answer within " + timeoutMs + " ms");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      answer.cancel(false);
+      throw new BrookException("INTERRUPTED", "interrupted while waiting for a fetch", e);
+    }
+  }
+
+  /** Turns an answer into records, resets out-of-range partitions, and hands out what poll may return. */
+  private ConsumerRecords<K, V> understand(PartitionStates states, List<TopicPartition> order,
+      FetchResponse response) {
     Map<TopicPartition, List<ConsumerRecord<K, V>>> records = new LinkedHashMap<>();
     Map<TopicPartition, PartitionRecords> done = new LinkedHashMap<>();
     Map<TopicPartition, PartitionRecords> outOfRange = new LinkedHashMap<>();

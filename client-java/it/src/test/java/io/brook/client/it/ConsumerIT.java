@@ -227,6 +227,25 @@ class ConsumerIT {
   }
 
   @Test
+  void aFetchSentAheadIsDroppedWhenASeekComesBeforeItsAnswerIsTaken() {
+    create(broker.channel(), "ahead", 1);
+    TopicPartition tp = new TopicPartition("ahead", 0);
+    produceValues(broker.channel(), "ahead", 0, 10, "a"); // two stored batches
+    produceValues(broker.channel(), "ahead", 0, 10, "b");
+    try (BrookConsumer<String, String> c = consumer(config().maxPollRecords(10))) {
+      c.assign(List.of(tp));
+      c.seekToBeginning(List.of(tp));
+      assertThat(values(c.poll(Duration.ofSeconds(5)).records(tp))).startsWith("a0").hasSize(10);
+      // That poll sent the fetch of b0..b9 ahead; a seek makes its answer stale.
+      c.seek(tp, 3);
+      assertThat(values(c.poll(Duration.ofSeconds(5)).records(tp))).containsExactly("a3", "a4", "a5", "a6", "a7",
+          "a8", "a9");
+      assertThat(values(c.poll(Duration.ofSeconds(5)).records(tp))).startsWith("b0").hasSize(10);
+      assertThat(c.position(tp)).isEqualTo(20);
+    }
+  }
+
+  @Test
   void seekMovesThePositionAndSeekToBeginningAndEndAreLookedUpLazily() {
     create(broker.channel(), "seek", 1);
     TopicPartition tp = new TopicPartition("seek", 0);

@@ -125,10 +125,14 @@ final class Fetcher<K, V> {
       request.addPartitions(FetchPartition.newBuilder().setTopic(tp.topic()).setPartition(tp.partition())
           .setOffset(offset));
     }
-    ListenableFuture<FetchResponse> answer = context.wrap(() -> fetches
-        .withDeadlineAfter(maxWaitMs + config.requestTimeoutMs(), TimeUnit.MILLISECONDS).fetch(request.build()))
-        .call();
-    return new InFlight(answer, order, offsets, states.changes());
+    Context previous = context.attach(); // a gRPC call is cancelled with the context it starts in
+    try {
+      ListenableFuture<FetchResponse> answer = fetches
+          .withDeadlineAfter(maxWaitMs + config.requestTimeoutMs(), TimeUnit.MILLISECONDS).fetch(request.build());
+      return new InFlight(answer, order, offsets, states.changes());
+    } finally {
+      context.detach(previous);
+    }
   }
 
   /**

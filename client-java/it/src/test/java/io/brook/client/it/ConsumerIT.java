@@ -239,8 +239,9 @@ class ConsumerIT {
       // That poll sent the fetch of b0..b9 ahead; a seek makes its answer stale.
       c.seek(tp, 3);
       assertThat(values(c.poll(Duration.ofSeconds(5)).records(tp))).containsExactly("a3", "a4", "a5", "a6", "a7",
-          "a8", "a9");
-      assertThat(values(c.poll(Duration.ofSeconds(5)).records(tp))).startsWith("b0").hasSize(10);
+          "a8", "a9", "b0", "b1", "b2");
+      assertThat(values(c.poll(Duration.ofSeconds(5)).records(tp))).containsExactly("b3", "b4", "b5", "b6", "b7",
+          "b8", "b9");
       assertThat(c.position(tp)).isEqualTo(20);
     }
   }

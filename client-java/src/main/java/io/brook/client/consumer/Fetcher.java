@@ -8,7 +8,6 @@ import com.google.protobuf.UnsafeByteOperations;
 import io.brook.client.Deserializer;
 import io.brook.client.TopicPartition;
 import io.brook.client.errors.BrookException;
-import io.brook.client.errors.BrookTimeoutException;
 import io.brook.client.internal.ErrorMapping;
 import io.brook.client.internal.RecordConversion;
 import io.brook.protocol.batch.BatchReader;
@@ -42,9 +41,10 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Whole batches can hold more than {@code max.poll.records}: the records past it wait here and
  * are handed out by the next polls, before any new fetch, as long as no assignment, seek or reset
- * came in between. Once nothing waits, the next fetch is sent at once (without a long poll) while
- * the application works on what this poll returned, as Kafka's consumer does, so the broker's read
- * and the client's decoding overlap instead of taking turns.
+ * came in between. Once nothing waits, the next fetch is sent at once while the application works
+ * on what this poll returned, as Kafka's consumer does, so the broker's read and the client's
+ * decoding overlap instead of taking turns; a fetch a poll did not wait out stays in flight for the
+ * next poll.
  */
 final class Fetcher<K, V> {
   private static final System.Logger LOG = System.getLogger(Fetcher.class.getName());
@@ -70,12 +70,16 @@ final class Fetcher<K, V> {
     this.values = values;
   }
 
-  /** Fetches, waiting at the broker up to {@code waitMs} for a record; updates the states. */
+  /**
+   * Hands out what earlier fetches read, or the answer of the fetch in flight (sending one when
+   * there is none), waiting up to {@code waitMs} for it; updates the states. An answer that takes
+   * longer stays in flight for the next poll.
+   */
   ConsumerRecords<K, V> fetch(PartitionStates states, long waitMs) {
     ConsumerRecords<K, V> waiting = drainBuffered(states);
     if (!waiting.isEmpty()) {
       if (buffered.isEmpty()) {
-        sendAhead(states);
+        sendIfIdle(states);
       }
       return waiting;
     }
@@ -83,18 +87,25 @@ final class Fetcher<K, V> {
       inFlight.answer().cancel(false); // an assignment, seek or reset came in between
       inFlight = null;
     }
-    if (inFlight == null) {
-      inFlight = send(states, waitMs, Context.current());
-      if (inFlight == null) {
-        return ConsumerRecords.empty();
-      }
+    sendIfIdle(states);
+    InFlight current = inFlight;
+    if (current == null) {
+      return ConsumerRecords.empty(); // no partition with a known position
     }
-    InFlight taken = inFlight;
-    inFlight = null; // taken whatever the wait brings: a failed or cancelled answer is never awaited twice
-    FetchResponse response = await(taken.answer(), waitMs + config.requestTimeoutMs());
-    ConsumerRecords<K, V> records = understand(states, taken.order(), response);
-    if (buffered.isEmpty() && !records.isEmpty()) { // records flow: ask for more (caught up: long-poll next time)
-      sendAhead(states);
+    FetchResponse response;
+    try {
+      response = await(current.answer(), waitMs);
+    } catch (RuntimeException e) {
+      inFlight = null; // a failed or cancelled answer is never awaited twice
+      throw e;
+    }
+    if (response == null) {
+      return ConsumerRecords.empty();
+    }
+    inFlight = null;
+    ConsumerRecords<K, V> records = understand(states, current.order(), response);
+    if (buffered.isEmpty() && !records.isEmpty()) {
+      sendIfIdle(states); // records flow: the broker reads on while the application works
     }
     return records;
   }
@@ -108,16 +119,19 @@ final class Fetcher<K, V> {
   }
 
   /**
-   * Sends a fetch from the current positions, bound to {@code context} (cancelled with it); null when
-   * no partition has a known position.
+   * Sends a long-polling fetch from the current positions unless one is in flight or no partition
+   * has a known position. It starts in the root context, not the poll's, so that it outlives the poll.
    */
-  private InFlight send(PartitionStates states, long maxWaitMs, Context context) {
+  private void sendIfIdle(PartitionStates states) {
+    if (inFlight != null) {
+      return;
+    }
     List<TopicPartition> order = states.fetchOrder();
     if (order.isEmpty()) {
-      return null;
+      return;
     }
     FetchRequest.Builder request = FetchRequest.newBuilder().setMaxRecords(config.maxPollRecords())
-        .setMaxBytes(config.fetchMaxBytes()).setMaxWaitMs((int) maxWaitMs).setRawBatches(true);
+        .setMaxBytes(config.fetchMaxBytes()).setMaxWaitMs(config.fetchMaxWaitMs()).setRawBatches(true);
     List<Long> offsets = new ArrayList<>(order.size());
     for (TopicPartition tp : order) {
       long offset = states.position(tp);
@@ -125,23 +139,13 @@ final class Fetcher<K, V> {
       request.addPartitions(FetchPartition.newBuilder().setTopic(tp.topic()).setPartition(tp.partition())
           .setOffset(offset));
     }
-    Context previous = context.attach(); // a gRPC call is cancelled with the context it starts in
+    Context previous = Context.ROOT.attach(); // a gRPC call is cancelled with the context it starts in
     try {
-      ListenableFuture<FetchResponse> answer = fetches
-          .withDeadlineAfter(maxWaitMs + config.requestTimeoutMs(), TimeUnit.MILLISECONDS).fetch(request.build());
-      return new InFlight(answer, order, offsets, states.changes());
+      ListenableFuture<FetchResponse> answer = fetches.withDeadlineAfter(
+          config.fetchMaxWaitMs() + config.requestTimeoutMs(), TimeUnit.MILLISECONDS).fetch(request.build());
+      inFlight = new InFlight(answer, order, offsets, states.changes());
     } finally {
-      context.detach(previous);
-    }
-  }
-
-  /**
-   * The next fetch, sent now without waiting at the broker, outside the poll's call context so that
-   * it outlives this poll; the next poll takes its answer.
-   */
-  private void sendAhead(PartitionStates states) {
-    if (inFlight == null) {
-      inFlight = send(states, 0, Context.ROOT);
+      Context.ROOT.detach(previous);
     }
   }
 
@@ -158,20 +162,26 @@ final class Fetcher<K, V> {
     return true;
   }
 
-  /** Waits for an answer; a wakeup (which cancels the poll's context) cancels the wait too. */
-  private static FetchResponse await(ListenableFuture<FetchResponse> answer, long timeoutMs) {
-    Context.current().addListener(c -> answer.cancel(false), MoreExecutors.directExecutor());
+  /**
+   * The answer, or null when it has not come within {@code waitMs}. A wakeup (which cancels the
+   * poll's context) cancels the fetch and ends the wait.
+   */
+  private static FetchResponse await(ListenableFuture<FetchResponse> answer, long waitMs) {
+    Context poll = Context.current();
+    Context.CancellationListener onWakeup = c -> answer.cancel(false);
+    poll.addListener(onWakeup, MoreExecutors.directExecutor());
     try {
-      return answer.get(timeoutMs, TimeUnit.MILLISECONDS);
+      return answer.get(waitMs, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       throw ErrorMapping.fromThrowable(e);
     } catch (TimeoutException e) {
-      answer.cancel(false);
-      throw new BrookTimeoutException("TIMEOUT", "no fetch answer within " + timeoutMs + " ms");
+      return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       answer.cancel(false);
       throw new BrookException("INTERRUPTED", "interrupted while waiting for a fetch", e);
+    } finally {
+      poll.removeListener(onWakeup);
     }
   }
 

@@ -244,6 +244,18 @@ public final class ChronicleLog implements PartitionLog {
 
   @Override
   public ReadResult read(long offset, int maxRecords, int maxBytes) {
+    return reading(offset, maxRecords, ReadResult::empty,
+        (r, end) -> readRecords(r, offset, end, maxRecords, maxBytes));
+  }
+
+  @Override
+  public BatchReadResult readBatches(long offset, int maxRecords, int maxBytes, boolean atLeastOne) {
+    return reading(offset, maxRecords, BatchReadResult::empty,
+        (r, end) -> readWholeBatches(r, offset, end, maxRecords, maxBytes, atLeastOne));
+  }
+
+  /** A read with a pooled reader: the range check, the close gate and Chronicle's failures, for both kinds. */
+  private <T> T reading(long offset, int maxRecords, java.util.function.LongFunction<T> empty, ReadWith<T> read) {
     long end = endOffset;
     long start = startOffset();
     if (offset < start || offset > end) {
@@ -251,60 +263,14 @@ public final class ChronicleLog implements PartitionLog {
     }
     if (offset == end || maxRecords <= 0) {
       ensureOpen();
-      return ReadResult.empty(offset);
+      return empty.apply(offset);
     }
     closeGate.readLock().lock();
     Reader r = null;
     try {
       ensureOpen();
       r = borrowKeeping();
-      List<LogRecord> out = new ArrayList<>(Math.min(maxRecords, 1024));
-      int bytes = 0;
-      long next = offset;
-      boolean atBatchBoundary = false;
-      if (r.held && r.heldBase <= offset && offset < r.heldNext) {
-        // A consumer whose last fetch stopped inside a batch (its record or byte limit) asks for the
-        // rest of it: decode the copy this reader still holds, and read on from where the tailer
-        // stands. Positioning the tailer again cost a binary search of moveToIndex calls, each
-        // rescanning up to 64 document headers (13 % of the broker's samples in a consume profile).
-        bytes += BatchCodec.decode(r.buf, 0, r.heldLength, next, maxRecords, maxBytes, out, r.in);
-        if (!out.isEmpty()) {
-          next = out.get(out.size() - 1).offset() + 1;
-        }
-        if (next < r.heldNext) {
-          return new ReadResult(out, next); // stopped inside the held batch again
-        }
-        atBatchBoundary = true;
-      } else {
-        moveTo(r, offset);
-      }
-      while (out.size() < maxRecords && next < end && readInto(r)) {
-        atBatchBoundary = false;
-        r.held = false;
-        if (verifyChecksums && !BatchCodec.checksumMatches(r.buf, 0, r.length, r.crc)) {
-          throw new StorageException("batch at offset " + next + " fails its checksum");
-        }
-        BatchHeader h = BatchCodec.header(r.buf, 0, r.length);
-        r.held = true;
-        r.heldBase = h.baseOffset();
-        r.heldNext = h.nextOffset();
-        r.heldLength = r.length;
-        int before = out.size();
-        bytes += BatchCodec.decode(r.buf, 0, r.length, next, maxRecords - out.size(),
-            out.isEmpty() ? maxBytes : maxBytes - bytes, out, r.in);
-        if (out.size() == before) {
-          break; // the byte limit stopped us
-        }
-        next = out.get(out.size() - 1).offset() + 1;
-        if (next < h.nextOffset()) {
-          break; // stopped inside this batch
-        }
-        atBatchBoundary = true;
-      }
-      if (atBatchBoundary) {
-        remember(next, r); // the tailer now stands on the batch that starts at next
-      }
-      return new ReadResult(out, next);
+      return read.apply(r, end);
     } catch (IllegalStateException e) { // Chronicle's own "closed" and store failures
       throw new StorageException("read of " + dir + " failed: " + e.getMessage(), e);
     } finally {
@@ -315,69 +281,101 @@ public final class ChronicleLog implements PartitionLog {
     }
   }
 
-  @Override
-  public BatchReadResult readBatches(long offset, int maxRecords, int maxBytes, boolean atLeastOne) {
-    long end = endOffset;
-    long start = startOffset();
-    if (offset < start || offset > end) {
-      throw new OffsetOutOfRangeException(offset, start, end);
+  private interface ReadWith<T> {
+    T apply(Reader r, long end);
+  }
+
+  private ReadResult readRecords(Reader r, long offset, long end, int maxRecords, int maxBytes) {
+    List<LogRecord> out = new ArrayList<>(Math.min(maxRecords, 1024));
+    int bytes = 0;
+    long next = offset;
+    boolean atBatchBoundary = false;
+    if (r.held && r.heldBase <= offset && offset < r.heldNext) {
+      // A consumer whose last fetch stopped inside a batch (its record or byte limit) asks for the
+      // rest of it: decode the copy this reader still holds, and read on from where the tailer
+      // stands. Positioning the tailer again cost a binary search of moveToIndex calls, each
+      // rescanning up to 64 document headers (13 % of the broker's samples in a consume profile).
+      bytes += BatchCodec.decode(r.buf, 0, r.heldLength, next, maxRecords, maxBytes, out, r.in);
+      if (!out.isEmpty()) {
+        next = out.get(out.size() - 1).offset() + 1;
+      }
+      if (next < r.heldNext) {
+        return new ReadResult(out, next); // stopped inside the held batch again
+      }
+      atBatchBoundary = true;
+    } else {
+      moveTo(r, offset);
     }
-    if (offset == end || maxRecords <= 0) {
-      ensureOpen();
-      return BatchReadResult.empty(offset);
+    while (out.size() < maxRecords && next < end && readInto(r)) {
+      atBatchBoundary = false;
+      BatchHeader h = hold(r, next);
+      int before = out.size();
+      bytes += BatchCodec.decode(r.buf, 0, r.length, next, maxRecords - out.size(),
+          out.isEmpty() ? maxBytes : maxBytes - bytes, out, r.in);
+      if (out.size() == before) {
+        break; // the byte limit stopped us
+      }
+      next = out.get(out.size() - 1).offset() + 1;
+      if (next < h.nextOffset()) {
+        break; // stopped inside this batch
+      }
+      atBatchBoundary = true;
     }
-    closeGate.readLock().lock();
-    Reader r = null;
-    try {
-      ensureOpen();
-      r = borrowKeeping();
-      List<byte[]> out = new ArrayList<>();
-      int bytes = 0;
-      long next = offset;
-      if (r.held && r.heldBase <= offset && offset < r.heldNext) {
-        // The batch a previous read stopped before (or inside) is still in the buffer.
-        if (!atLeastOne && r.heldLength > maxBytes) {
-          return BatchReadResult.empty(offset);
-        }
-        out.add(Arrays.copyOf(r.buf, r.heldLength));
-        bytes = r.heldLength;
-        next = r.heldNext;
-      } else {
-        moveTo(r, offset);
-      }
-      boolean atBatchBoundary = !out.isEmpty();
-      while (next - offset < maxRecords && next < end && readInto(r)) {
-        r.held = false;
-        if (verifyChecksums && !BatchCodec.checksumMatches(r.buf, 0, r.length, r.crc)) {
-          throw new StorageException("batch at offset " + next + " fails its checksum");
-        }
-        BatchHeader h = BatchCodec.header(r.buf, 0, r.length);
-        // Held either way: the tailer has moved past it, and a read that starts in it finds the copy.
-        r.held = true;
-        r.heldBase = h.baseOffset();
-        r.heldNext = h.nextOffset();
-        r.heldLength = r.length;
-        if (bytes + r.length > maxBytes && !(atLeastOne && out.isEmpty())) {
-          atBatchBoundary = false;
-          break;
-        }
-        out.add(Arrays.copyOf(r.buf, r.length));
-        bytes += r.length;
-        next = h.nextOffset();
-        atBatchBoundary = true;
-      }
-      if (atBatchBoundary) {
-        remember(next, r);
-      }
-      return new BatchReadResult(out, next, bytes);
-    } catch (IllegalStateException e) { // Chronicle's own "closed" and store failures
-      throw new StorageException("read of " + dir + " failed: " + e.getMessage(), e);
-    } finally {
-      if (r != null) {
-        release(r);
-      }
-      closeGate.readLock().unlock();
+    if (atBatchBoundary) {
+      remember(next, r); // the tailer now stands on the batch that starts at next
     }
+    return new ReadResult(out, next);
+  }
+
+  private BatchReadResult readWholeBatches(Reader r, long offset, long end, int maxRecords, int maxBytes,
+      boolean atLeastOne) {
+    List<byte[]> out = new ArrayList<>();
+    int bytes = 0;
+    long next = offset;
+    if (r.held && r.heldBase <= offset && offset < r.heldNext) {
+      // The batch a previous read stopped before (or inside) is still in the buffer.
+      if (!atLeastOne && r.heldLength > maxBytes) {
+        return BatchReadResult.empty(offset);
+      }
+      out.add(Arrays.copyOf(r.buf, r.heldLength));
+      bytes = r.heldLength;
+      next = r.heldNext;
+    } else {
+      moveTo(r, offset);
+    }
+    boolean atBatchBoundary = !out.isEmpty();
+    while (next - offset < maxRecords && next < end && readInto(r)) {
+      BatchHeader h = hold(r, next); // held either way: a read that starts in it finds the copy
+      if (bytes + r.length > maxBytes && !(atLeastOne && out.isEmpty())) {
+        atBatchBoundary = false;
+        break;
+      }
+      out.add(Arrays.copyOf(r.buf, r.length));
+      bytes += r.length;
+      next = h.nextOffset();
+      atBatchBoundary = true;
+    }
+    if (atBatchBoundary) {
+      remember(next, r);
+    }
+    return new BatchReadResult(out, next, bytes);
+  }
+
+  /**
+   * After {@link #readInto}: checks the batch in the buffer (when checksums are verified) and makes it
+   * the batch the reader holds, the tailer standing on the one after it.
+   */
+  private BatchHeader hold(Reader r, long next) {
+    r.held = false;
+    if (verifyChecksums && !BatchCodec.checksumMatches(r.buf, 0, r.length, r.crc)) {
+      throw new StorageException("batch at offset " + next + " fails its checksum");
+    }
+    BatchHeader h = BatchCodec.header(r.buf, 0, r.length);
+    r.held = true;
+    r.heldBase = h.baseOffset();
+    r.heldNext = h.nextOffset();
+    r.heldLength = r.length;
+    return h;
   }
 
   /** Stands the reader's tailer on the batch holding {@code offset} (below the end offset). */

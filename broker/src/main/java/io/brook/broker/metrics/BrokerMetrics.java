@@ -52,8 +52,9 @@ public final class BrokerMetrics {
         TopicTraffic::producedBytes);
     traffic("brook_fetched_records_total", "Records handed to consumers of a topic: fetch answers, tail "
         + "streams and ack-mode deliveries (redeliveries included).", TopicTraffic::fetchedRecords);
-    traffic("brook_fetched_bytes_total", "Payload bytes of the records counted by brook_fetched_records_total.",
-        TopicTraffic::fetchedBytes);
+    traffic("brook_fetched_bytes_total", "Bytes handed to consumers of a topic: the payload of the records "
+        + "counted by brook_fetched_records_total, and for raw-batch fetches (the Java consumer's) the stored "
+        + "batches as sent.", TopicTraffic::fetchedBytes);
     partitionGauge("brook_partition_start_offset", "First offset still in the partition's log.",
         Partition::startOffset);
     partitionGauge("brook_partition_end_offset", "Offset the next record appended to the partition gets.",

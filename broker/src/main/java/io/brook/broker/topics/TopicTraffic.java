@@ -20,7 +20,11 @@ public final class TopicTraffic {
     producedBytes.add(payload(records));
   }
 
-  /** Records handed to a consumer: a fetch answer, a tail stream, an ack-mode delivery. */
+  /**
+   * Records handed to a consumer: a fetch answer, a tail stream, an ack-mode delivery. The bytes are
+   * their payload, or for a raw-batch answer the stored batches sent (decoding them to count would
+   * cost what raw batches save).
+   */
   public void fetched(long records, long bytes) {
     fetchedRecords.add(records);
     fetchedBytes.add(bytes);

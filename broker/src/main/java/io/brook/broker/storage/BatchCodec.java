@@ -2,6 +2,7 @@ package io.brook.broker.storage;
 
 import static io.brook.protocol.batch.BatchFormat.*;
 
+import io.brook.protocol.batch.BatchFormat;
 import io.brook.protocol.batch.BatchReader;
 import io.brook.protocol.batch.CorruptBatchException;
 import java.util.ArrayList;
@@ -114,14 +115,7 @@ final class BatchCodec {
 
   /** True when the records section matches the stored CRC32C. */
   static boolean checksumMatches(byte[] b, int from, int length, CRC32C crc) {
-    int recordsLength = intAt(b, from + RECORDS_LENGTH);
-    int headerSize = headerSize(b, from);
-    if (recordsLength != length - headerSize) {
-      return false;
-    }
-    crc.reset();
-    crc.update(b, from + headerSize, recordsLength);
-    return (int) crc.getValue() == intAt(b, from + CRC);
+    return BatchFormat.checksumMatches(b, from, length, crc);
   }
 
   /**

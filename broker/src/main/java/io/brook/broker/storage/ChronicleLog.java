@@ -92,7 +92,8 @@ public final class ChronicleLog implements PartitionLog {
     int length;
     /**
      * {@code buf} holds the batch [heldBase, heldNext) of {@code heldLength} bytes, checked, and the
-     * tailer stands on the batch after it: set by {@link #read} only, cleared by every other borrower.
+     * tailer stands on the batch after it: set by {@link #read} and {@link #readBatches} only, cleared by every
+     * other borrower.
      */
     boolean held;
     long heldBase;
@@ -371,6 +372,10 @@ public final class ChronicleLog implements PartitionLog {
       throw new StorageException("batch at offset " + next + " fails its checksum");
     }
     BatchHeader h = BatchCodec.header(r.buf, 0, r.length);
+    if (next < h.baseOffset() || next >= h.nextOffset()) { // a misplaced tailer must fail, not skip offsets
+      throw new StorageException("read for offset " + next + " found the batch [" + h.baseOffset() + ", "
+          + h.nextOffset() + ")");
+    }
     r.held = true;
     r.heldBase = h.baseOffset();
     r.heldNext = h.nextOffset();

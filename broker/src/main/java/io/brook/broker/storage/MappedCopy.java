@@ -36,7 +36,7 @@ final class MappedCopy {
       return;
     }
     long position = to.writePosition();
-    to.writeSkip(length); // checks the limit and maps what the range needs
+    to.writeSkip(length); // moves the write position; the range is checked against the chunk below
     long address = to.addressForWrite(position);
     if (to.bytesStore().inside(position, length)) {
       UnsafeMemory.UNSAFE.copyMemory(from, Unsafe.ARRAY_BYTE_BASE_OFFSET, null, address, length);

@@ -10,6 +10,7 @@ import io.brook.client.TopicPartition;
 import io.brook.client.errors.BrookException;
 import io.brook.client.internal.ErrorMapping;
 import io.brook.client.internal.RecordConversion;
+import io.brook.protocol.batch.BatchFormat;
 import io.brook.protocol.batch.BatchReader;
 import io.brook.protocol.batch.CorruptBatchException;
 import io.brook.protocol.v1.ErrorCode;
@@ -32,6 +33,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.zip.CRC32C;
 
 /**
  * Fetches of the partitions with known positions, turned into client records. The broker answers
@@ -54,6 +56,7 @@ final class Fetcher<K, V> {
   private final Deserializer<K> keys;
   private final Deserializer<V> values;
   private final BatchReader reader = new BatchReader();
+  private final CRC32C crc = new CRC32C();
   private final Map<TopicPartition, ArrayDeque<ConsumerRecord<K, V>>> buffered = new LinkedHashMap<>();
   private long bufferedAt;
   private InFlight inFlight;
@@ -84,7 +87,7 @@ final class Fetcher<K, V> {
       return waiting;
     }
     if (inFlight != null && !stillNext(inFlight, states)) {
-      inFlight.answer().cancel(false); // an assignment, seek or reset came in between
+      cancel(inFlight.answer()); // an assignment, seek or reset came in between
       inFlight = null;
     }
     sendIfIdle(states);
@@ -113,7 +116,7 @@ final class Fetcher<K, V> {
   /** Cancels a fetch still on its way: its records were never handed out, so nothing is lost. */
   void close() {
     if (inFlight != null) {
-      inFlight.answer().cancel(false);
+      cancel(inFlight.answer());
       inFlight = null;
     }
   }
@@ -168,7 +171,7 @@ final class Fetcher<K, V> {
    */
   private static FetchResponse await(ListenableFuture<FetchResponse> answer, long waitMs) {
     Context poll = Context.current();
-    Context.CancellationListener onWakeup = c -> answer.cancel(false);
+    Context.CancellationListener onWakeup = c -> cancel(answer);
     poll.addListener(onWakeup, MoreExecutors.directExecutor());
     try {
       return answer.get(waitMs, TimeUnit.MILLISECONDS);
@@ -178,11 +181,19 @@ final class Fetcher<K, V> {
       return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      answer.cancel(false);
+      cancel(answer);
       throw new BrookException("INTERRUPTED", "interrupted while waiting for a fetch", e);
     } finally {
       poll.removeListener(onWakeup);
     }
+  }
+
+  /**
+   * Cancels the call, not only the future: gRPC's future cancels its call (and the broker drops the
+   * long poll) only when asked to interrupt, and it interrupts no thread.
+   */
+  private static void cancel(ListenableFuture<FetchResponse> answer) {
+    answer.cancel(true);
   }
 
   /** Turns an answer into records, resets out-of-range partitions, and hands out what poll may return. */
@@ -270,7 +281,11 @@ final class Fetcher<K, V> {
     }
 
     void decode(byte[] value, int offset, int length) {
-      reader.wrap(value, offset, length).skipTo(position);
+      reader.wrap(value, offset, length);
+      if (!BatchFormat.checksumMatches(value, offset, length, crc)) { // as Kafka's check.crcs does
+        throw new CorruptBatchException("corrupt batch at offset " + reader.baseOffset() + ": its CRC32C does not match");
+      }
+      reader.skipTo(position);
       while (reader.next()) {
         out.add(RecordConversion.toConsumerRecord(tp.topic(), tp.partition(), reader, keys, values));
       }

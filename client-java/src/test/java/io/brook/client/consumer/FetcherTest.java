@@ -72,4 +72,13 @@ class FetcherTest {
     assertThatThrownBy(() -> fetcher.convert(TP, pr, 0)).isInstanceOf(BrookException.class)
         .hasMessageContaining("fetch of t-0 returned a batch that does not decode").hasMessageContaining("version 7");
   }
+
+  @Test
+  void aBatchWhoseRecordsDoNotMatchItsChecksumIsRefused() {
+    byte[] batch = TestBatches.ofValues(0, "value");
+    batch[batch.length - 2] ^= 1; // a bit of the value: lengths stay valid, only the CRC32C can tell
+    PartitionRecords pr = PartitionRecords.newBuilder().addBatches(ByteString.copyFrom(batch)).build();
+    assertThatThrownBy(() -> fetcher.convert(TP, pr, 0)).isInstanceOf(BrookException.class)
+        .hasMessageContaining("CRC32C does not match");
+  }
 }

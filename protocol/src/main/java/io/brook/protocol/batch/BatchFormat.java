@@ -3,6 +3,7 @@ package io.brook.protocol.batch;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
 
 /**
  * The Brook batch format, version 1: how the broker stores a batch, and how a raw fetch
@@ -91,5 +92,17 @@ public final class BatchFormat {
       throw new CorruptBatchException("corrupt batch: " + length + " bytes hold a " + headerSize
           + "-byte header and " + recordsLength + " bytes of records");
     }
+  }
+
+  /** True when the records section of the batch in {@code b[from, from + length)} matches its CRC32C. */
+  public static boolean checksumMatches(byte[] b, int from, int length, CRC32C crc) {
+    int headerSize = headerSize(b, from);
+    int recordsLength = intAt(b, from + RECORDS_LENGTH);
+    if (recordsLength != length - headerSize) {
+      return false;
+    }
+    crc.reset();
+    crc.update(b, from + headerSize, recordsLength);
+    return (int) crc.getValue() == intAt(b, from + CRC);
   }
 }

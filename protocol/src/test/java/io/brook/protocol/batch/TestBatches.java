@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.zip.CRC32C;
 
 /**
  * Batches written by hand from the layout in {@link BatchFormat}, not by the broker's encoder, so the
@@ -49,6 +50,9 @@ public final class TestBatches {
         .putInt(BatchFormat.RECORD_COUNT, count).putLong(BatchFormat.BASE_OFFSET, baseOffset)
         .putLong(BatchFormat.BASE_TIMESTAMP, baseTimestamp).putInt(BatchFormat.RECORDS_LENGTH, records.length)
         .put(BatchFormat.HEADER_SIZE, records);
+    CRC32C crc = new CRC32C();
+    crc.update(records);
+    b.putInt(BatchFormat.CRC, (int) crc.getValue());
     return Arrays.copyOf(b.array(), b.capacity());
   }
 

@@ -1,5 +1,6 @@
 package io.brook.client.it;
 
+import static io.brook.client.it.TestTopics.await;
 import static io.brook.client.it.TestTopics.create;
 import static io.brook.client.it.TestTopics.produce;
 import static io.brook.client.it.TestTopics.produceValues;
@@ -243,6 +244,33 @@ class ConsumerIT {
       assertThat(values(c.poll(Duration.ofSeconds(5)).records(tp))).containsExactly("b3", "b4", "b5", "b6", "b7",
           "b8", "b9");
       assertThat(c.position(tp)).isEqualTo(20);
+    }
+  }
+
+  @Test
+  void aStaleFetchIsCancelledAtTheBrokerNotLeftWaiting() throws Exception {
+    create(broker.channel(), "stale", 1);
+    TopicPartition tp = new TopicPartition("stale", 0);
+    produceValues(broker.channel(), "stale", 0, 3, "s");
+    double before = broker.metric("brook_grpc_long_calls");
+    try (BrookConsumer<String, String> c = consumer(config().fetchMaxWait(Duration.ofSeconds(20)))) {
+      c.assign(List.of(tp));
+      c.seekToBeginning(List.of(tp));
+      assertThat(values(c.poll(Duration.ofSeconds(5)).records(tp))).containsExactly("s0", "s1", "s2");
+      // Caught up: the fetch sent ahead now waits at the broker (up to 20 s).
+      await("the fetch sent ahead waits at the broker", 10, () -> longCalls() == before + 1);
+      c.seek(tp, 1);
+      assertThat(values(c.poll(Duration.ofSeconds(5)).records(tp))).containsExactly("s1", "s2");
+      // The stale fetch was cancelled, not left open beside the one sent after this poll.
+      await("one fetch waits at the broker", 10, () -> longCalls() == before + 1);
+    }
+  }
+
+  static double longCalls() {
+    try {
+      return broker.metric("brook_grpc_long_calls");
+    } catch (Exception e) {
+      throw new AssertionError(e);
     }
   }
 

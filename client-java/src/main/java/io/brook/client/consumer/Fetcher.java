@@ -2,16 +2,12 @@ package io.brook.client.consumer;
 
 import com.google.common.util.concurrent.ListenableFuture;
 import com.google.common.util.concurrent.MoreExecutors;
-import com.google.protobuf.ByteOutput;
 import com.google.protobuf.ByteString;
-import com.google.protobuf.UnsafeByteOperations;
 import io.brook.client.Deserializer;
 import io.brook.client.TopicPartition;
 import io.brook.client.errors.BrookException;
 import io.brook.client.internal.ErrorMapping;
 import io.brook.client.internal.RecordConversion;
-import io.brook.protocol.batch.BatchFormat;
-import io.brook.protocol.batch.BatchReader;
 import io.brook.protocol.batch.CorruptBatchException;
 import io.brook.protocol.v1.ErrorCode;
 import io.brook.protocol.v1.FetchPartition;
@@ -21,9 +17,6 @@ import io.brook.protocol.v1.FetchServiceGrpc;
 import io.brook.protocol.v1.PartitionRecords;
 import io.brook.protocol.v1.Record;
 import io.grpc.Context;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -33,7 +26,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.zip.CRC32C;
 
 /**
  * Fetches of the partitions with known positions, turned into client records. The broker answers
@@ -55,8 +47,7 @@ final class Fetcher<K, V> {
   private final FetchServiceGrpc.FetchServiceFutureStub fetches;
   private final Deserializer<K> keys;
   private final Deserializer<V> values;
-  private final BatchReader reader = new BatchReader();
-  private final CRC32C crc = new CRC32C();
+  private final RawBatchDecoder<K, V> batches;
   private final Map<TopicPartition, ArrayDeque<ConsumerRecord<K, V>>> buffered = new LinkedHashMap<>();
   private long bufferedAt;
   private InFlight inFlight;
@@ -71,6 +62,7 @@ final class Fetcher<K, V> {
     this.fetches = fetches;
     this.keys = keys;
     this.values = values;
+    this.batches = new RawBatchDecoder<>(keys, values);
   }
 
   /**
@@ -238,90 +230,14 @@ final class Fetcher<K, V> {
       converted.add(RecordConversion.toConsumerRecord(tp.topic(), tp.partition(), r, keys, values));
     }
     try {
-      BatchSink sink = new BatchSink(tp, position, converted);
       for (ByteString batch : pr.getBatchesList()) {
-        // Reads the ByteString's own array: toByteArray() would copy every batch once more (half
-        // of the consumer's samples in a profile of the 100 B consume workload).
-        if (!sink.decodeInPlace(batch)) {
-          byte[] whole = batch.toByteArray(); // held in pieces: join them
-          sink.decode(whole, 0, whole.length);
-        }
+        batches.decode(tp, batch, position, converted);
       }
     } catch (CorruptBatchException e) {
       throw new BrookException("CORRUPT_BATCH", "fetch of " + tp + " returned a batch that does not decode: "
           + e.getMessage(), e);
     }
     return converted;
-  }
-
-  /** Decodes the batches protobuf hands over, without copying them; nothing it is given is kept. */
-  private final class BatchSink extends ByteOutput {
-    private final TopicPartition tp;
-    private final long position;
-    private final List<ConsumerRecord<K, V>> out;
-    private int expected;
-    private boolean decoded;
-
-    BatchSink(TopicPartition tp, long position, List<ConsumerRecord<K, V>> out) {
-      this.tp = tp;
-      this.position = position;
-      this.out = out;
-    }
-
-    /** Decodes a batch from the ByteString's own memory; false when it is held in pieces. */
-    boolean decodeInPlace(ByteString batch) {
-      expected = batch.size();
-      decoded = false;
-      try {
-        UnsafeByteOperations.unsafeWriteTo(batch, this);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e); // never: nothing here does I/O
-      }
-      return decoded;
-    }
-
-    void decode(byte[] value, int offset, int length) {
-      reader.wrap(value, offset, length);
-      if (!BatchFormat.checksumMatches(value, offset, length, crc)) { // as Kafka's check.crcs does
-        throw new CorruptBatchException("corrupt batch at offset " + reader.baseOffset() + ": its CRC32C does not match");
-      }
-      reader.skipTo(position);
-      while (reader.next()) {
-        out.add(RecordConversion.toConsumerRecord(tp.topic(), tp.partition(), reader, keys, values));
-      }
-    }
-
-    @Override
-    public void write(byte[] value, int offset, int length) {
-      if (length == expected) { // the whole batch in one array; a piece of a rope is shorter
-        decode(value, offset, length);
-        decoded = true;
-      }
-    }
-
-    @Override
-    public void writeLazy(byte[] value, int offset, int length) {
-      write(value, offset, length);
-    }
-
-    @Override
-    public void write(ByteBuffer value) {
-      if (value.remaining() == expected) {
-        byte[] copy = new byte[expected];
-        value.duplicate().get(copy);
-        write(copy, 0, copy.length);
-      }
-    }
-
-    @Override
-    public void writeLazy(ByteBuffer value) {
-      write(value);
-    }
-
-    @Override
-    public void write(byte value) {
-      // Only ever a piece: decodeInPlace reports false and the caller joins the pieces.
-    }
   }
 
   /**

@@ -133,13 +133,6 @@ final class BatchCodec {
       int added = 0;
       int bytes = 0;
       while (added < maxRecords && in.next()) {
-        int size = Math.max(0, in.keyLength()) + in.valueLength();
-        for (int j = 0; j < in.headerCount(); j++) {
-          size += in.headerNameLength(j) + in.headerValueLength(j);
-        }
-        if (!out.isEmpty() && bytes + size > maxBytes) {
-          break;
-        }
         List<RecordHeader> headers = List.of();
         if (in.headerCount() > 0) {
           headers = new ArrayList<>(in.headerCount());
@@ -147,7 +140,12 @@ final class BatchCodec {
             headers.add(new RecordHeader(in.copyHeaderName(j), in.copyHeaderValue(j)));
           }
         }
-        out.add(new LogRecord(in.offset(), in.timestamp(), in.copyKey(), in.copyValue(), headers));
+        LogRecord r = new LogRecord(in.offset(), in.timestamp(), in.copyKey(), in.copyValue(), headers);
+        int size = r.payloadSize();
+        if (!out.isEmpty() && bytes + size > maxBytes) {
+          break;
+        }
+        out.add(r);
         added++;
         bytes += size;
       }

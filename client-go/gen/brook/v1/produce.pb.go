@@ -201,9 +201,13 @@ type ProduceBatch struct {
 	Records   []*Record `protobuf:"bytes,3,rep,name=records,proto3" json:"records,omitempty"`
 	// For idempotent producers: the sequence number of the first record, per partition from 0;
 	// the next batch to the same partition starts where this one ends (records count).
-	BaseSequence  *int32 `protobuf:"varint,4,opt,name=base_sequence,json=baseSequence,proto3,oneof" json:"base_sequence,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	BaseSequence *int32 `protobuf:"varint,4,opt,name=base_sequence,json=baseSequence,proto3,oneof" json:"base_sequence,omitempty"`
+	// Instead of records: the records already in the stored batch format, which the broker checks
+	// and writes as they are, without a message per record. Needs partition; records must then be
+	// empty.
+	EncodedRecords *EncodedRecords `protobuf:"bytes,5,opt,name=encoded_records,json=encodedRecords,proto3" json:"encoded_records,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ProduceBatch) Reset() {
@@ -264,6 +268,80 @@ func (x *ProduceBatch) GetBaseSequence() int32 {
 	return 0
 }
 
+func (x *ProduceBatch) GetEncodedRecords() *EncodedRecords {
+	if x != nil {
+		return x.EncodedRecords
+	}
+	return nil
+}
+
+// The records section of a stored batch (API.md, "The batch format"): record_count records back
+// to back, each a varint body length, a zig-zag varint timestamp delta from base_timestamp_ms, a
+// varint key length + 1 (0 = no key), the key, a varint value length, the value, a varint header
+// count and per header a varint name length, the UTF-8 name, a varint value length and the value.
+// Every record carries its timestamp: a producer stamps its own clock on a record that has none,
+// as Kafka's producer does.
+type EncodedRecords struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	RecordCount int32                  `protobuf:"varint,1,opt,name=record_count,json=recordCount,proto3" json:"record_count,omitempty"`
+	// The timestamp the deltas are from (ms since the epoch), usually the first record's.
+	BaseTimestampMs int64  `protobuf:"varint,2,opt,name=base_timestamp_ms,json=baseTimestampMs,proto3" json:"base_timestamp_ms,omitempty"`
+	Records         []byte `protobuf:"bytes,3,opt,name=records,proto3" json:"records,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *EncodedRecords) Reset() {
+	*x = EncodedRecords{}
+	mi := &file_brook_v1_produce_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EncodedRecords) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EncodedRecords) ProtoMessage() {}
+
+func (x *EncodedRecords) ProtoReflect() protoreflect.Message {
+	mi := &file_brook_v1_produce_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EncodedRecords.ProtoReflect.Descriptor instead.
+func (*EncodedRecords) Descriptor() ([]byte, []int) {
+	return file_brook_v1_produce_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *EncodedRecords) GetRecordCount() int32 {
+	if x != nil {
+		return x.RecordCount
+	}
+	return 0
+}
+
+func (x *EncodedRecords) GetBaseTimestampMs() int64 {
+	if x != nil {
+		return x.BaseTimestampMs
+	}
+	return 0
+}
+
+func (x *EncodedRecords) GetRecords() []byte {
+	if x != nil {
+		return x.Records
+	}
+	return nil
+}
+
 type ProduceResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// For a batch with an explicit partition: exactly one result. For a batch the
@@ -278,7 +356,7 @@ type ProduceResponse struct {
 
 func (x *ProduceResponse) Reset() {
 	*x = ProduceResponse{}
-	mi := &file_brook_v1_produce_proto_msgTypes[4]
+	mi := &file_brook_v1_produce_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -290,7 +368,7 @@ func (x *ProduceResponse) String() string {
 func (*ProduceResponse) ProtoMessage() {}
 
 func (x *ProduceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_brook_v1_produce_proto_msgTypes[4]
+	mi := &file_brook_v1_produce_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -303,7 +381,7 @@ func (x *ProduceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProduceResponse.ProtoReflect.Descriptor instead.
 func (*ProduceResponse) Descriptor() ([]byte, []int) {
-	return file_brook_v1_produce_proto_rawDescGZIP(), []int{4}
+	return file_brook_v1_produce_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ProduceResponse) GetResults() []*ProduceResult {
@@ -334,14 +412,17 @@ type ProduceResult struct {
 	RecordIndexes []int32 `protobuf:"varint,10,rep,packed,name=record_indexes,json=recordIndexes,proto3" json:"record_indexes,omitempty"`
 	// True for a retried idempotent batch that was written before: it was not written again,
 	// and base_offset and append_time_ms are those of the first write.
-	Duplicate     bool `protobuf:"varint,11,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
+	Duplicate bool `protobuf:"varint,11,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
+	// True when the topic stamps records with the log append time (message.timestamp.type
+	// LogAppendTime): every record of this result has append_time_ms as its timestamp.
+	LogAppendTime bool `protobuf:"varint,12,opt,name=log_append_time,json=logAppendTime,proto3" json:"log_append_time,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ProduceResult) Reset() {
 	*x = ProduceResult{}
-	mi := &file_brook_v1_produce_proto_msgTypes[5]
+	mi := &file_brook_v1_produce_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -353,7 +434,7 @@ func (x *ProduceResult) String() string {
 func (*ProduceResult) ProtoMessage() {}
 
 func (x *ProduceResult) ProtoReflect() protoreflect.Message {
-	mi := &file_brook_v1_produce_proto_msgTypes[5]
+	mi := &file_brook_v1_produce_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -366,7 +447,7 @@ func (x *ProduceResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProduceResult.ProtoReflect.Descriptor instead.
 func (*ProduceResult) Descriptor() ([]byte, []int) {
-	return file_brook_v1_produce_proto_rawDescGZIP(), []int{5}
+	return file_brook_v1_produce_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ProduceResult) GetBatchIndex() int32 {
@@ -446,6 +527,13 @@ func (x *ProduceResult) GetDuplicate() bool {
 	return false
 }
 
+func (x *ProduceResult) GetLogAppendTime() bool {
+	if x != nil {
+		return x.LogAppendTime
+	}
+	return false
+}
+
 type ProduceStreamRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Echoed in the answer; the stream answers in order either way.
@@ -457,7 +545,7 @@ type ProduceStreamRequest struct {
 
 func (x *ProduceStreamRequest) Reset() {
 	*x = ProduceStreamRequest{}
-	mi := &file_brook_v1_produce_proto_msgTypes[6]
+	mi := &file_brook_v1_produce_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -469,7 +557,7 @@ func (x *ProduceStreamRequest) String() string {
 func (*ProduceStreamRequest) ProtoMessage() {}
 
 func (x *ProduceStreamRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_brook_v1_produce_proto_msgTypes[6]
+	mi := &file_brook_v1_produce_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -482,7 +570,7 @@ func (x *ProduceStreamRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProduceStreamRequest.ProtoReflect.Descriptor instead.
 func (*ProduceStreamRequest) Descriptor() ([]byte, []int) {
-	return file_brook_v1_produce_proto_rawDescGZIP(), []int{6}
+	return file_brook_v1_produce_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ProduceStreamRequest) GetCorrelationId() uint64 {
@@ -509,7 +597,7 @@ type ProduceStreamResponse struct {
 
 func (x *ProduceStreamResponse) Reset() {
 	*x = ProduceStreamResponse{}
-	mi := &file_brook_v1_produce_proto_msgTypes[7]
+	mi := &file_brook_v1_produce_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -521,7 +609,7 @@ func (x *ProduceStreamResponse) String() string {
 func (*ProduceStreamResponse) ProtoMessage() {}
 
 func (x *ProduceStreamResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_brook_v1_produce_proto_msgTypes[7]
+	mi := &file_brook_v1_produce_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -534,7 +622,7 @@ func (x *ProduceStreamResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProduceStreamResponse.ProtoReflect.Descriptor instead.
 func (*ProduceStreamResponse) Descriptor() ([]byte, []int) {
-	return file_brook_v1_produce_proto_rawDescGZIP(), []int{7}
+	return file_brook_v1_produce_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ProduceStreamResponse) GetCorrelationId() uint64 {
@@ -572,17 +660,22 @@ const file_brook_v1_produce_proto_rawDesc = "" +
 	"\vproducer_id\x18\x03 \x01(\x03H\x00R\n" +
 	"producerId\x88\x01\x01\x12%\n" +
 	"\x0eproducer_epoch\x18\x04 \x01(\x05R\rproducerEpochB\x0e\n" +
-	"\f_producer_id\"\xbd\x01\n" +
+	"\f_producer_id\"\x80\x02\n" +
 	"\fProduceBatch\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x12!\n" +
 	"\tpartition\x18\x02 \x01(\x05H\x00R\tpartition\x88\x01\x01\x12*\n" +
 	"\arecords\x18\x03 \x03(\v2\x10.brook.v1.RecordR\arecords\x12(\n" +
-	"\rbase_sequence\x18\x04 \x01(\x05H\x01R\fbaseSequence\x88\x01\x01B\f\n" +
+	"\rbase_sequence\x18\x04 \x01(\x05H\x01R\fbaseSequence\x88\x01\x01\x12A\n" +
+	"\x0fencoded_records\x18\x05 \x01(\v2\x18.brook.v1.EncodedRecordsR\x0eencodedRecordsB\f\n" +
 	"\n" +
 	"_partitionB\x10\n" +
-	"\x0e_base_sequence\"D\n" +
+	"\x0e_base_sequence\"y\n" +
+	"\x0eEncodedRecords\x12!\n" +
+	"\frecord_count\x18\x01 \x01(\x05R\vrecordCount\x12*\n" +
+	"\x11base_timestamp_ms\x18\x02 \x01(\x03R\x0fbaseTimestampMs\x12\x18\n" +
+	"\arecords\x18\x03 \x01(\fR\arecords\"D\n" +
 	"\x0fProduceResponse\x121\n" +
-	"\aresults\x18\x01 \x03(\v2\x17.brook.v1.ProduceResultR\aresults\"\x96\x03\n" +
+	"\aresults\x18\x01 \x03(\v2\x17.brook.v1.ProduceResultR\aresults\"\xbe\x03\n" +
 	"\rProduceResult\x12\x1f\n" +
 	"\vbatch_index\x18\x01 \x01(\x05R\n" +
 	"batchIndex\x12\x14\n" +
@@ -598,7 +691,8 @@ const file_brook_v1_produce_proto_rawDesc = "" +
 	"\x10log_start_offset\x18\t \x01(\x03R\x0elogStartOffset\x12%\n" +
 	"\x0erecord_indexes\x18\n" +
 	" \x03(\x05R\rrecordIndexes\x12\x1c\n" +
-	"\tduplicate\x18\v \x01(\bR\tduplicate\"q\n" +
+	"\tduplicate\x18\v \x01(\bR\tduplicate\x12&\n" +
+	"\x0flog_append_time\x18\f \x01(\bR\rlogAppendTime\"q\n" +
 	"\x14ProduceStreamRequest\x12%\n" +
 	"\x0ecorrelation_id\x18\x01 \x01(\x04R\rcorrelationId\x122\n" +
 	"\arequest\x18\x02 \x01(\v2\x18.brook.v1.ProduceRequestR\arequest\"u\n" +
@@ -623,39 +717,41 @@ func file_brook_v1_produce_proto_rawDescGZIP() []byte {
 	return file_brook_v1_produce_proto_rawDescData
 }
 
-var file_brook_v1_produce_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_brook_v1_produce_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_brook_v1_produce_proto_goTypes = []any{
 	(*InitProducerRequest)(nil),   // 0: brook.v1.InitProducerRequest
 	(*InitProducerResponse)(nil),  // 1: brook.v1.InitProducerResponse
 	(*ProduceRequest)(nil),        // 2: brook.v1.ProduceRequest
 	(*ProduceBatch)(nil),          // 3: brook.v1.ProduceBatch
-	(*ProduceResponse)(nil),       // 4: brook.v1.ProduceResponse
-	(*ProduceResult)(nil),         // 5: brook.v1.ProduceResult
-	(*ProduceStreamRequest)(nil),  // 6: brook.v1.ProduceStreamRequest
-	(*ProduceStreamResponse)(nil), // 7: brook.v1.ProduceStreamResponse
-	(Durability)(0),               // 8: brook.v1.Durability
-	(*Record)(nil),                // 9: brook.v1.Record
-	(ErrorCode)(0),                // 10: brook.v1.ErrorCode
+	(*EncodedRecords)(nil),        // 4: brook.v1.EncodedRecords
+	(*ProduceResponse)(nil),       // 5: brook.v1.ProduceResponse
+	(*ProduceResult)(nil),         // 6: brook.v1.ProduceResult
+	(*ProduceStreamRequest)(nil),  // 7: brook.v1.ProduceStreamRequest
+	(*ProduceStreamResponse)(nil), // 8: brook.v1.ProduceStreamResponse
+	(Durability)(0),               // 9: brook.v1.Durability
+	(*Record)(nil),                // 10: brook.v1.Record
+	(ErrorCode)(0),                // 11: brook.v1.ErrorCode
 }
 var file_brook_v1_produce_proto_depIdxs = []int32{
 	3,  // 0: brook.v1.ProduceRequest.batches:type_name -> brook.v1.ProduceBatch
-	8,  // 1: brook.v1.ProduceRequest.durability:type_name -> brook.v1.Durability
-	9,  // 2: brook.v1.ProduceBatch.records:type_name -> brook.v1.Record
-	5,  // 3: brook.v1.ProduceResponse.results:type_name -> brook.v1.ProduceResult
-	10, // 4: brook.v1.ProduceResult.error_code:type_name -> brook.v1.ErrorCode
-	2,  // 5: brook.v1.ProduceStreamRequest.request:type_name -> brook.v1.ProduceRequest
-	4,  // 6: brook.v1.ProduceStreamResponse.response:type_name -> brook.v1.ProduceResponse
-	2,  // 7: brook.v1.ProduceService.Produce:input_type -> brook.v1.ProduceRequest
-	6,  // 8: brook.v1.ProduceService.ProduceStream:input_type -> brook.v1.ProduceStreamRequest
-	0,  // 9: brook.v1.ProduceService.InitProducer:input_type -> brook.v1.InitProducerRequest
-	4,  // 10: brook.v1.ProduceService.Produce:output_type -> brook.v1.ProduceResponse
-	7,  // 11: brook.v1.ProduceService.ProduceStream:output_type -> brook.v1.ProduceStreamResponse
-	1,  // 12: brook.v1.ProduceService.InitProducer:output_type -> brook.v1.InitProducerResponse
-	10, // [10:13] is the sub-list for method output_type
-	7,  // [7:10] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	9,  // 1: brook.v1.ProduceRequest.durability:type_name -> brook.v1.Durability
+	10, // 2: brook.v1.ProduceBatch.records:type_name -> brook.v1.Record
+	4,  // 3: brook.v1.ProduceBatch.encoded_records:type_name -> brook.v1.EncodedRecords
+	6,  // 4: brook.v1.ProduceResponse.results:type_name -> brook.v1.ProduceResult
+	11, // 5: brook.v1.ProduceResult.error_code:type_name -> brook.v1.ErrorCode
+	2,  // 6: brook.v1.ProduceStreamRequest.request:type_name -> brook.v1.ProduceRequest
+	5,  // 7: brook.v1.ProduceStreamResponse.response:type_name -> brook.v1.ProduceResponse
+	2,  // 8: brook.v1.ProduceService.Produce:input_type -> brook.v1.ProduceRequest
+	7,  // 9: brook.v1.ProduceService.ProduceStream:input_type -> brook.v1.ProduceStreamRequest
+	0,  // 10: brook.v1.ProduceService.InitProducer:input_type -> brook.v1.InitProducerRequest
+	5,  // 11: brook.v1.ProduceService.Produce:output_type -> brook.v1.ProduceResponse
+	8,  // 12: brook.v1.ProduceService.ProduceStream:output_type -> brook.v1.ProduceStreamResponse
+	1,  // 13: brook.v1.ProduceService.InitProducer:output_type -> brook.v1.InitProducerResponse
+	11, // [11:14] is the sub-list for method output_type
+	8,  // [8:11] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_brook_v1_produce_proto_init() }
@@ -674,7 +770,7 @@ func file_brook_v1_produce_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_brook_v1_produce_proto_rawDesc), len(file_brook_v1_produce_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -2,13 +2,17 @@ package io.brook.broker.api;
 
 import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.disk.DiskWrite;
+import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.storage.AppendResult;
+import io.brook.broker.storage.EncodedRecords;
 import io.brook.broker.storage.LogRecord;
+import io.brook.broker.storage.ProducerStamp;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;
 import io.brook.broker.topics.TopicManager;
 import io.brook.protocol.Partitioner;
+import io.brook.protocol.batch.ByteStringSlice;
 import io.brook.protocol.v1.Durability;
 import io.brook.protocol.v1.ProduceBatch;
 import io.brook.protocol.v1.ProduceRequest;
@@ -71,7 +75,9 @@ final class ProduceHandler {
         } else {
           appendBatch(i, batch, now, response, written);
         }
-        disk.wrote(batch.getSerializedSize()); // about what the batch takes in the log, until free space is read
+        // About what the batch takes in the log, until free space is read; an encoded batch's section
+        // is stored as it is, and its size is known without walking the records.
+        disk.wrote(batch.hasEncodedRecords() ? batch.getEncodedRecords().getRecords().size() : batch.getSerializedSize());
       } catch (BrokerException e) {
         refused(e);
         response.addResults(ProduceResult.newBuilder()
@@ -89,7 +95,7 @@ final class ProduceHandler {
     for (Partition p : written) {
       forces.add(settings.flusher().force(p).exceptionally(failure -> {
         BrokerException why = failure instanceof BrokerException b ? b
-            : new BrokerException(io.brook.broker.errors.BrokerError.STORAGE_ERROR, failure.getMessage());
+            : new BrokerException(BrokerError.STORAGE_ERROR, failure.getMessage());
         refused(why);
         synchronized (response) { // written but not forced: that partition's results say so
           failResultsOf(response, p, why);
@@ -112,25 +118,54 @@ final class ProduceHandler {
   private void appendIdempotent(int index, ProduceBatch batch, long producerId, short epoch, long now,
       ProduceResponse.Builder response, Set<Partition> written) {
     if (!batch.hasPartition() || !batch.hasBaseSequence()) {
-      throw new BrokerException(io.brook.broker.errors.BrokerError.INVALID_REQUEST,
+      throw new BrokerException(BrokerError.INVALID_REQUEST,
           "an idempotent producer's batch must name its partition and carry base_sequence");
     }
     if (batch.getBaseSequence() < 0) {
-      throw new BrokerException(io.brook.broker.errors.BrokerError.INVALID_REQUEST,
+      throw new BrokerException(BrokerError.INVALID_REQUEST,
           "base_sequence must be >= 0, got " + batch.getBaseSequence());
     }
     settings.producerIds().checkCurrent(producerId, epoch);
-    Partition p = topics.get(batch.getTopic()).partition(batch.getPartition());
-    Partition.IdempotentAppend r = p.appendIdempotent(RecordMapper.toLog(batch.getRecordsList()), now,
-        settings.maxBatchRecords(), new io.brook.broker.storage.ProducerStamp(producerId, epoch,
-            batch.getBaseSequence()));
+    Topic topic = topics.get(batch.getTopic());
+    Partition p = topic.partition(batch.getPartition());
+    ProducerStamp stamp = new ProducerStamp(producerId, epoch, batch.getBaseSequence());
+    Partition.IdempotentAppend r = batch.hasEncodedRecords()
+        ? p.appendIdempotent(checkEncoded(topic, p, batch), now, stamp)
+        : p.appendIdempotent(RecordMapper.toLog(batch.getRecordsList()), now, settings.maxBatchRecords(), stamp);
     written.add(p); // a retried SYNCED batch is forced too: its first answer may never have arrived
     response.addResults(result(index, p, r.result()).setDuplicate(r.duplicate()));
+  }
+
+  /**
+   * Checks a batch of {@code encoded_records}: it names its partition and holds no listed records,
+   * and its section holds exactly the records it says (Topic.checkEncoded). The section is read in
+   * place, in the request's own memory, and copied once: into the log.
+   */
+  private EncodedRecords checkEncoded(Topic topic, Partition p, ProduceBatch batch) {
+    if (batch.getRecordsCount() > 0) {
+      throw new BrokerException(BrokerError.INVALID_REQUEST,
+          "a batch carries records or encoded_records, not both (" + p.name() + ")");
+    }
+    io.brook.protocol.v1.EncodedRecords encoded = batch.getEncodedRecords();
+    ByteStringSlice section = ByteStringSlice.of(encoded.getRecords());
+    return topic.checkEncoded(section.array(), section.offset(), section.length(), encoded.getRecordCount(),
+        encoded.getBaseTimestampMs(), settings.maxBatchRecords(), p.name());
   }
 
   private void appendBatch(int index, ProduceBatch batch, long now, ProduceResponse.Builder response,
       Set<Partition> written) {
     Topic topic = topics.get(batch.getTopic());
+    if (batch.hasEncodedRecords()) {
+      if (!batch.hasPartition()) {
+        throw new BrokerException(BrokerError.INVALID_REQUEST,
+            "a batch of encoded_records must name its partition: the broker partitions listed records only");
+      }
+      Partition p = topic.partition(batch.getPartition());
+      AppendResult r = p.append(checkEncoded(topic, p, batch), now);
+      written.add(p);
+      response.addResults(result(index, p, r));
+      return;
+    }
     List<LogRecord> records = RecordMapper.toLog(batch.getRecordsList());
     if (batch.hasPartition()) {
       Partition p = topic.partition(batch.getPartition());
@@ -194,7 +229,8 @@ final class ProduceHandler {
         .setBaseOffset(r.baseOffset())
         .setRecordCount(r.recordCount())
         .setAppendTimeMs(r.appendTimeMs())
-        .setLogStartOffset(r.logStartOffset());
+        .setLogStartOffset(r.logStartOffset())
+        .setLogAppendTime(p.topic().config().logAppendTime());
   }
 
   private void refused(BrokerException e) {

@@ -17,7 +17,9 @@ final class BatchCodec {
   private BatchCodec() {}
 
   /**
-   * Encodes a batch into {@code out} (reset first) and returns its header.
+   * Encodes a batch into {@code out} (reset first) and returns its header. For a batch of
+   * {@link EncodedRecords} only the header goes into {@code out}: the stored batch is {@code out}'s
+   * bytes followed by the encoded section, which the caller copies from where it is.
    *
    * @param previousRunningMax the running max timestamp of the partition before this batch
    */
@@ -27,36 +29,35 @@ final class BatchCodec {
     boolean producer = !batch.producer().isNone();
     int headerSize = producer ? HEADER_SIZE_WITH_PRODUCER : HEADER_SIZE;
     out.position(headerSize);
-    List<LogRecord> records = batch.records();
-    long appendTime = batch.appendTimeMs();
-    long baseTimestamp = timestampOf(records.get(0), batch);
-    long runningMax = previousRunningMax;
-    for (LogRecord r : records) {
-      long ts = timestampOf(r, batch);
-      runningMax = Math.max(runningMax, ts);
-      out.putVarint(bodyLength(r, ts - baseTimestamp));
-      out.putZigZagLong(ts - baseTimestamp);
-      out.putVarint(r.key() == null ? 0 : r.key().length + 1);
-      if (r.key() != null) {
-        out.putBytes(r.key());
-      }
-      out.putVarint(r.value().length);
-      out.putBytes(r.value());
-      out.putVarint(r.headers().size());
-      for (RecordHeader h : r.headers()) {
-        out.putVarint(h.nameUtf8().length);
-        out.putBytes(h.nameUtf8());
-        out.putVarint(h.value().length);
-        out.putBytes(h.value());
-      }
-    }
-    int recordsLength = out.position() - headerSize;
+    long baseTimestamp;
+    long maxTimestamp;
+    int recordsLength;
     crc.reset();
-    crc.update(out.array(), headerSize, recordsLength);
+    EncodedRecords encoded = batch.encoded();
+    if (encoded != null) {
+      baseTimestamp = encoded.baseTimestamp();
+      maxTimestamp = batch.logAppendTime() ? batch.appendTimeMs() : encoded.maxTimestamp();
+      recordsLength = encoded.length();
+      crc.update(encoded.array(), encoded.offset(), recordsLength);
+    } else {
+      List<LogRecord> records = batch.records();
+      baseTimestamp = timestampOf(records.get(0), batch);
+      maxTimestamp = Long.MIN_VALUE;
+      for (LogRecord r : records) {
+        long ts = timestampOf(r, batch);
+        maxTimestamp = Math.max(maxTimestamp, ts);
+        writeRecord(out, r, ts - baseTimestamp);
+      }
+      recordsLength = out.position() - headerSize;
+      crc.update(out.array(), headerSize, recordsLength);
+    }
+    long runningMax = Math.max(previousRunningMax, maxTimestamp);
+    int count = batch.recordCount();
+    long appendTime = batch.appendTimeMs();
     byte[] b = out.array();
     b[0] = VERSION;
     b[ATTRIBUTES] = (byte) ((batch.logAppendTime() ? ATTR_LOG_APPEND_TIME : 0) | (producer ? ATTR_PRODUCER : 0));
-    out.putIntAt(RECORD_COUNT, records.size());
+    out.putIntAt(RECORD_COUNT, count);
     out.putLongAt(BASE_OFFSET, baseOffset);
     out.putLongAt(BASE_TIMESTAMP, baseTimestamp);
     out.putLongAt(RUNNING_MAX_TIMESTAMP, runningMax);
@@ -69,8 +70,25 @@ final class BatchCodec {
       out.putShortAt(PRODUCER_EPOCH, batch.producer().epoch());
       out.putIntAt(BASE_SEQUENCE, batch.producer().baseSequence());
     }
-    return new BatchHeader(records.size(), baseOffset, runningMax, appendTime, logPosition,
-        headerSize + recordsLength);
+    return new BatchHeader(count, baseOffset, runningMax, appendTime, logPosition, headerSize + recordsLength);
+  }
+
+  private static void writeRecord(ByteWriter out, LogRecord r, long timestampDelta) {
+    out.putVarint(bodyLength(r, timestampDelta));
+    out.putZigZagLong(timestampDelta);
+    out.putVarint(r.key() == null ? 0 : r.key().length + 1);
+    if (r.key() != null) {
+      out.putBytes(r.key());
+    }
+    out.putVarint(r.value().length);
+    out.putBytes(r.value());
+    out.putVarint(r.headers().size());
+    for (RecordHeader h : r.headers()) {
+      out.putVarint(h.nameUtf8().length);
+      out.putBytes(h.nameUtf8());
+      out.putVarint(h.value().length);
+      out.putBytes(h.value());
+    }
   }
 
   /** The encoded size of a record's body, so its length prefix is written once, before it. */

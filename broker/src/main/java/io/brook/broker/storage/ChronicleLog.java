@@ -215,7 +215,11 @@ public final class ChronicleLog implements PartitionLog {
         boolean written = false;
         try {
           Bytes<?> out = dc.wire().bytes();
-          MappedCopy.write(out, scratch.array(), scratch.position());
+          MappedCopy.write(out, scratch.array(), 0, scratch.position());
+          EncodedRecords encoded = batch.encoded();
+          if (encoded != null) { // the producer's section follows the header as it came
+            MappedCopy.write(out, encoded.array(), encoded.offset(), encoded.length());
+          }
           written = true;
         } finally {
           if (!written) {

@@ -29,19 +29,22 @@ final class MappedCopy {
     from.read(into, 0, length);
   }
 
-  /** Appends {@code from[0, length)} at the write position of {@code to}, moving it past them. */
-  static void write(Bytes<?> to, byte[] from, int length) {
+  /** Appends {@code from[offset, offset + length)} at the write position of {@code to}, moving it past them. */
+  static void write(Bytes<?> to, byte[] from, int offset, int length) {
+    if (offset < 0 || length < 0 || offset > from.length - length) { // Unsafe checks nothing
+      throw new IndexOutOfBoundsException("[" + offset + ", " + offset + " + " + length + ") of " + from.length);
+    }
     if (length == 0 || !to.isDirectMemory()) {
-      to.write(from, 0, length);
+      to.write(from, offset, length);
       return;
     }
     long position = to.writePosition();
     to.writeSkip(length); // moves the write position; the range is checked against the chunk below
     long address = to.addressForWrite(position);
     if (to.bytesStore().inside(position, length)) {
-      UnsafeMemory.UNSAFE.copyMemory(from, Unsafe.ARRAY_BYTE_BASE_OFFSET, null, address, length);
+      UnsafeMemory.UNSAFE.copyMemory(from, Unsafe.ARRAY_BYTE_BASE_OFFSET + offset, null, address, length);
     } else {
-      to.write(position, from, 0, length);
+      to.write(position, from, offset, length);
     }
   }
 }

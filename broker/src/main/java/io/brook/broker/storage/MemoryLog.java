@@ -31,7 +31,13 @@ public final class MemoryLog implements PartitionLog {
   public synchronized AppendResult append(AppendBatch batch) {
     ensureOpen();
     BatchHeader h = BatchCodec.encode(scratch, batch, endOffset, runningMax, endLogPosition, crc);
-    batches.add(java.util.Arrays.copyOf(scratch.array(), scratch.position()));
+    int headerLength = scratch.position();
+    byte[] stored = java.util.Arrays.copyOf(scratch.array(), h.storedLength());
+    EncodedRecords encoded = batch.encoded();
+    if (encoded != null) {
+      System.arraycopy(encoded.array(), encoded.offset(), stored, headerLength, encoded.length());
+    }
+    batches.add(stored);
     headers.add(h);
     cycles.add(options.clock().millis() / options.roll().lengthMillis());
     runningMax = h.runningMaxTimestamp();

@@ -6,6 +6,7 @@ import io.brook.broker.producers.ProducerState;
 import io.brook.broker.storage.AppendBatch;
 import io.brook.broker.storage.AppendResult;
 import io.brook.broker.storage.BatchReadResult;
+import io.brook.broker.storage.EncodedRecords;
 import io.brook.broker.storage.LogRecord;
 import io.brook.broker.storage.OffsetOutOfRangeException;
 import io.brook.broker.storage.PartitionLog;
@@ -79,15 +80,26 @@ public final class Partition {
       ProducerStamp stamp) {
     checkOpen();
     topic.checkRecords(records, maxBatchRecords, name());
+    return appendIdempotent(new AppendBatch(records, nowMs, topic.config().logAppendTime(), stamp));
+  }
+
+  /** As {@link #appendIdempotent(List, long, int, ProducerStamp)}, for records checked by {@link Topic#checkEncoded}. */
+  public IdempotentAppend appendIdempotent(EncodedRecords records, long nowMs, ProducerStamp stamp) {
+    checkOpen();
+    return appendIdempotent(AppendBatch.encoded(records, nowMs, topic.config().logAppendTime(), stamp));
+  }
+
+  private IdempotentAppend appendIdempotent(AppendBatch batch) {
+    ProducerStamp stamp = batch.producer();
+    int count = batch.recordCount();
     synchronized (producers) {
-      ProducerState.Batch earlier = producers.check(stamp.producerId(), stamp.epoch(), stamp.baseSequence(),
-          records.size());
+      ProducerState.Batch earlier = producers.check(stamp.producerId(), stamp.epoch(), stamp.baseSequence(), count);
       if (earlier != null) {
         return new IdempotentAppend(new AppendResult(earlier.baseOffset(), earlier.count(), earlier.appendTimeMs(),
             startOffset()), true);
       }
-      AppendResult r = appendStamped(records, nowMs, stamp);
-      producers.record(stamp.producerId(), stamp.epoch(), stamp.baseSequence(), records.size(), r.baseOffset(),
+      AppendResult r = appendChecked(batch);
+      producers.record(stamp.producerId(), stamp.epoch(), stamp.baseSequence(), count, r.baseOffset(),
           r.appendTimeMs());
       return new IdempotentAppend(r, false);
     }
@@ -139,11 +151,6 @@ public final class Partition {
     return topic.name() + "-" + index;
   }
 
-  /**
-   * Checks and appends one batch.
-   *
-   * @param maxBatchRecords the broker's limit on records per batch
-   */
   /** After its topic is deleted a partition answers UNKNOWN_TOPIC, never a storage error. */
   private void checkOpen() {
     if (closed) {
@@ -151,21 +158,36 @@ public final class Partition {
     }
   }
 
+  /**
+   * Checks and appends one batch.
+   *
+   * @param maxBatchRecords the broker's limit on records per batch
+   */
   public AppendResult append(List<LogRecord> records, long nowMs, int maxBatchRecords) {
     checkOpen();
     topic.checkRecords(records, maxBatchRecords, name());
-    return appendStamped(records, nowMs, ProducerStamp.NONE);
+    return appendChecked(new AppendBatch(records, nowMs, topic.config().logAppendTime(), ProducerStamp.NONE));
   }
 
-  private AppendResult appendStamped(List<LogRecord> records, long nowMs, ProducerStamp stamp) {
+  /** Appends records a producer sent encoded, once {@link Topic#checkEncoded} has checked them. */
+  public AppendResult append(EncodedRecords records, long nowMs) {
+    checkOpen();
+    return appendChecked(AppendBatch.encoded(records, nowMs, topic.config().logAppendTime(), ProducerStamp.NONE));
+  }
+
+  private AppendResult appendChecked(AppendBatch batch) {
     AppendResult result;
     try {
-      result = partitionLog.append(new AppendBatch(records, nowMs, topic.config().logAppendTime(), stamp));
+      result = partitionLog.append(batch);
     } catch (StorageException e) {
       checkOpen();
       throw new BrokerException(BrokerError.STORAGE_ERROR, "append to " + name() + " failed: " + e.getMessage());
     }
-    topic.traffic().produced(records);
+    if (batch.encoded() != null) {
+      topic.traffic().produced(batch.recordCount(), batch.encoded().payloadBytes());
+    } else {
+      topic.traffic().produced(batch.records());
+    }
     wakeWaiters();
     return result;
   }

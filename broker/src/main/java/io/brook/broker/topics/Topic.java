@@ -2,7 +2,11 @@ package io.brook.broker.topics;
 
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import com.google.protobuf.UnsafeByteOperations;
+import io.brook.broker.storage.EncodedRecords;
 import io.brook.broker.storage.LogRecord;
+import io.brook.protocol.batch.BatchReader;
+import io.brook.protocol.batch.CorruptBatchException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.UUID;
@@ -93,6 +97,56 @@ public final class Topic {
             + " has a negative timestamp " + r.timestamp());
       }
     }
+  }
+
+  /**
+   * Checks records a producer sent already encoded ({@code ProduceBatch.encoded_records}) against
+   * the same limits as {@link #checkRecords}, and that every length and the count hold exactly, so
+   * that what is stored reads back. One pass, reading no more than the lengths and header names.
+   *
+   * @return the records, with their largest timestamp and payload size found on the way
+   */
+  public EncodedRecords checkEncoded(byte[] array, int offset, int length, int count, long baseTimestamp,
+      int maxBatchRecords, String where) {
+    if (count <= 0) {
+      throw new BrokerException(BrokerError.INVALID_RECORD, "empty batch for " + where
+          + ": encoded_records.record_count is " + count + "; send at least one record");
+    }
+    if (count > maxBatchRecords) {
+      throw new BrokerException(BrokerError.BATCH_TOO_LARGE, "batch for " + where + " has " + count
+          + " records; the broker takes at most " + maxBatchRecords + " (max.batch.records)");
+    }
+    TopicConfig current = config;
+    BatchReader in = new BatchReader();
+    long maxTimestamp = Long.MIN_VALUE;
+    long payload = 0;
+    try {
+      in.wrapRecords(array, offset, length, count, baseTimestamp);
+      for (int i = 0; in.next(); i++) {
+        int size = in.payloadSize();
+        if (size > current.maxMessageBytes()) {
+          throw new BrokerException(BrokerError.RECORD_TOO_LARGE, "record " + i + " of the batch for " + where
+              + " is " + size + " bytes; topic " + name + " takes at most " + current.maxMessageBytes()
+              + " (max.message.bytes)");
+        }
+        if (in.timestamp() < 0) {
+          throw new BrokerException(BrokerError.INVALID_RECORD, "record " + i + " of the batch for " + where
+              + " has a negative timestamp " + in.timestamp());
+        }
+        for (int h = 0; h < in.headerCount(); h++) {
+          if (!UnsafeByteOperations.unsafeWrap(array, in.headerNameOffset(h), in.headerNameLength(h)).isValidUtf8()) {
+            throw new BrokerException(BrokerError.INVALID_RECORD, "record " + i + " of the batch for " + where
+                + " has a header name that is not UTF-8 (header " + h + ")");
+          }
+        }
+        maxTimestamp = Math.max(maxTimestamp, in.timestamp());
+        payload += size;
+      }
+    } catch (CorruptBatchException e) {
+      throw new BrokerException(BrokerError.INVALID_RECORD, "encoded_records of the batch for " + where
+          + " do not hold " + count + " well-formed records: " + e.getMessage());
+    }
+    return new EncodedRecords(array, offset, length, count, baseTimestamp, maxTimestamp, payload);
   }
 
   /** Where the broker puts a batch's keyless records: the next partition, round robin per batch. */

@@ -15,9 +15,13 @@ public final class TopicTraffic {
   private final LongAdder fetchedRecords = new LongAdder();
   private final LongAdder fetchedBytes = new LongAdder();
 
+  void produced(long records, long bytes) {
+    producedRecords.add(records);
+    producedBytes.add(bytes);
+  }
+
   void produced(List<LogRecord> records) {
-    producedRecords.add(records.size());
-    producedBytes.add(payload(records));
+    produced(records.size(), payload(records));
   }
 
   /**

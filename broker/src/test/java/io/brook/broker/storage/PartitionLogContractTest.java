@@ -351,6 +351,54 @@ class PartitionLogContractTest {
     assertThatThrownBy(() -> log.readBatches(31, 10, 1000, true)).isInstanceOf(OffsetOutOfRangeException.class);
   }
 
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void encodedRecordsAreStoredAsTheyCameAndReadBackLikeListedOnes(String impl) {
+    PartitionLog log = open(impl);
+    List<RecordHeader> headers = List.of(RecordHeader.of("h", bytes("1")), RecordHeader.of("\u00e9t\u00e9", new byte[0]));
+    log.append(AppendBatch.of(List.of(
+        LogRecord.of(null, bytes("no key"), T0 - 5000, List.of()),
+        LogRecord.of(new byte[0], bytes("empty key"), T0 + 9, headers),
+        LogRecord.of(bytes("k"), new byte[0], T0 + 7, List.of())), T0));
+    byte[] listed = log.readBatches(0, 10, 1 << 20, true).batches().get(0);
+    int headerSize = io.brook.protocol.batch.BatchFormat.headerSize(listed, 0);
+    int sectionLength = listed.length - headerSize;
+    // The section as a producer sends it, inside a larger array as a parsed request holds it.
+    byte[] request = new byte[sectionLength + 20];
+    System.arraycopy(listed, headerSize, request, 7, sectionLength);
+    EncodedRecords encoded = new EncodedRecords(request, 7, sectionLength, 3, T0 - 5000, T0 + 9, 0);
+
+    AppendResult r = log.append(AppendBatch.encoded(encoded, T0 + 100, false, new ProducerStamp(5, (short) 1, 0)));
+    assertThat(r.baseOffset()).isEqualTo(3);
+    assertThat(r.recordCount()).isEqualTo(3);
+    assertThat(r.appendTimeMs()).isEqualTo(T0 + 100);
+    log.append(AppendBatch.encoded(encoded, T0 + 200, true, ProducerStamp.NONE));
+
+    byte[] stored = log.readBatches(3, 3, 1 << 20, true).batches().get(0);
+    assertThat(java.util.Arrays.copyOfRange(stored, stored.length - sectionLength, stored.length))
+        .isEqualTo(java.util.Arrays.copyOfRange(listed, headerSize, listed.length));
+    assertThat(io.brook.protocol.batch.BatchFormat.checksumMatches(stored, 0, stored.length,
+        new java.util.zip.CRC32C())).isTrue();
+    assertThat(BatchCodec.producer(stored, 0)).isEqualTo(new ProducerStamp(5, (short) 1, 0));
+
+    List<LogRecord> all = log.read(0, 100, 1 << 20).records();
+    assertThat(all).extracting(LogRecord::offset).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
+    for (int i = 0; i < 3; i++) {
+      LogRecord a = all.get(i);
+      LogRecord b = all.get(i + 3);
+      assertThat(b.key()).isEqualTo(a.key());
+      assertThat(b.value()).isEqualTo(a.value());
+      assertThat(b.timestamp()).isEqualTo(a.timestamp());
+      assertThat(b.headers()).extracting(RecordHeader::name).isEqualTo(a.headers().stream().map(RecordHeader::name).toList());
+    }
+    assertThat(all.subList(6, 9)).extracting(LogRecord::timestamp).containsOnly(T0 + 200); // LogAppendTime
+    // The time index counts the encoded batches' timestamps: T0 + 9 is in the first and the second.
+    assertThat(log.offsetForTimestamp(T0 + 9)).isEqualTo(1);
+    assertThat(log.offsetForTimestamp(T0 + 10)).isEqualTo(6);
+    assertThat(log.offsetForTimestamp(T0 + 201)).isEqualTo(9);
+    assertThat(request[6]).isZero(); // the request's memory is read, never written
+  }
+
   /** The values of the records at or after {@code from} in raw batches, as a client reads them. */
   static List<String> decode(BatchReadResult result, long from) {
     io.brook.protocol.batch.BatchReader reader = new io.brook.protocol.batch.BatchReader();

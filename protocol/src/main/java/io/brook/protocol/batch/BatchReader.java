@@ -32,24 +32,47 @@ public final class BatchReader {
 
   /** Starts reading the batch held in {@code b[from, from + length)}. */
   public BatchReader wrap(byte[] b, int from, int length) {
+    checkBounds(b, from, length);
+    BatchFormat.checkHeader(b, from, length);
+    int headerSize = BatchFormat.headerSize(b, from);
+    start(b, from + headerSize, length - headerSize, BatchFormat.intAt(b, from + BatchFormat.RECORD_COUNT),
+        BatchFormat.longAt(b, from + BatchFormat.BASE_OFFSET), BatchFormat.longAt(b, from + BatchFormat.BASE_TIMESTAMP));
+    appendTime = BatchFormat.longAt(b, from + BatchFormat.APPEND_TIME);
+    logAppendTime = (b[from + BatchFormat.ATTRIBUTES] & BatchFormat.ATTR_LOG_APPEND_TIME) != 0;
+    return this;
+  }
+
+  /**
+   * Starts reading a bare records section, as a producer sends it ({@code EncodedRecords} in
+   * produce.proto): {@code count} records in {@code b[from, from + length)} whose timestamps are
+   * deltas from {@code baseTimestamp}. Offsets count from 0.
+   */
+  public BatchReader wrapRecords(byte[] b, int from, int length, int count, long baseTimestamp) {
+    checkBounds(b, from, length);
+    start(b, from, length, count, 0, baseTimestamp);
+    appendTime = 0;
+    logAppendTime = false;
+    return this;
+  }
+
+  private static void checkBounds(byte[] b, int from, int length) {
     if (from < 0 || length < 0 || from > b.length - length) {
       throw new CorruptBatchException("corrupt batch: [" + from + ", " + from + " + " + length + ") is outside "
           + b.length + " bytes");
     }
-    BatchFormat.checkHeader(b, from, length);
-    buf = b;
-    pos = from + BatchFormat.headerSize(b, from);
-    limit = from + length;
-    count = BatchFormat.intAt(b, from + BatchFormat.RECORD_COUNT);
-    if (count < 0) {
-      throw new CorruptBatchException("corrupt batch: record count " + count);
+  }
+
+  private void start(byte[] b, int recordsFrom, int recordsLength, int recordCount, long offset, long timestamp) {
+    if (recordCount < 0) {
+      throw new CorruptBatchException("corrupt batch: record count " + recordCount);
     }
-    baseOffset = BatchFormat.longAt(b, from + BatchFormat.BASE_OFFSET);
-    baseTimestamp = BatchFormat.longAt(b, from + BatchFormat.BASE_TIMESTAMP);
-    appendTime = BatchFormat.longAt(b, from + BatchFormat.APPEND_TIME);
-    logAppendTime = (b[from + BatchFormat.ATTRIBUTES] & BatchFormat.ATTR_LOG_APPEND_TIME) != 0;
+    buf = b;
+    pos = recordsFrom;
+    limit = recordsFrom + recordsLength;
+    count = recordCount;
+    baseOffset = offset;
+    baseTimestamp = timestamp;
     index = -1;
-    return this;
   }
 
   public long baseOffset() {
@@ -158,6 +181,15 @@ public final class BatchReader {
 
   public int valueLength() {
     return valueLength;
+  }
+
+  /** Bytes of payload: key, value, header names and values (what max.message.bytes counts). */
+  public int payloadSize() {
+    int size = Math.max(0, keyLength) + valueLength;
+    for (int j = 0; j < headerCount; j++) {
+      size += headers[j * 4 + 1] + headers[j * 4 + 3];
+    }
+    return size;
   }
 
   public int headerCount() {

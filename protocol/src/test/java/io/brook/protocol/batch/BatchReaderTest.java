@@ -140,4 +140,33 @@ class BatchReaderTest {
     }
     return b;
   }
+
+  @Test
+  void readsABareRecordsSectionAsAProducerSendsItAndCountsItsPayload() {
+    ByteArrayOutputStream records = new ByteArrayOutputStream();
+    TestBatches.record(records, 0, null, bytes(10, 1), new String[] {"ab", "cde"});
+    TestBatches.record(records, -7, "key".getBytes(StandardCharsets.UTF_8), bytes(4, 2), new String[0]);
+    byte[] section = records.toByteArray();
+    byte[] inside = new byte[section.length + 9];
+    System.arraycopy(section, 0, inside, 5, section.length);
+
+    reader.wrapRecords(inside, 5, section.length, 2, 2_000);
+    assertThat(reader.next()).isTrue();
+    assertThat(reader.offset()).isZero();
+    assertThat(reader.timestamp()).isEqualTo(2_000);
+    assertThat(reader.payloadSize()).isEqualTo(10 + 2 + 3);
+    assertThat(reader.next()).isTrue();
+    assertThat(reader.timestamp()).isEqualTo(1_993);
+    assertThat(reader.payloadSize()).isEqualTo(3 + 4);
+    assertThat(reader.next()).isFalse();
+
+    assertThatThrownBy(() -> { // one record more in the bytes than the count says
+      reader.wrapRecords(inside, 5, section.length, 1, 0);
+      while (reader.next()) {
+        // read on to the end
+      }
+    }).isInstanceOf(CorruptBatchException.class).hasMessageContaining("bytes after its 1 records");
+    assertThatThrownBy(() -> reader.wrapRecords(inside, 5, inside.length, 2, 0))
+        .isInstanceOf(CorruptBatchException.class).hasMessageContaining("outside");
+  }
 }

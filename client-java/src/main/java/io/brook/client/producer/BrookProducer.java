@@ -56,9 +56,9 @@ public final class BrookProducer<K, V> implements AutoCloseable {
     this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
     this.valueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
     this.connection = Connection.of(config.broker, config.channel, config.security);
-    this.accumulator = new RecordAccumulator(config);
-    this.metadata = new TopicMetadata(connection.channel(), config);
     this.buffer = new Semaphore((int) config.bufferMemory);
+    this.accumulator = new RecordAccumulator(config, buffer);
+    this.metadata = new TopicMetadata(connection.channel(), config);
     this.sender = new Sender(config, accumulator, metadata, buffer, connection.channel(), connection.address());
     String name = "brook-producer-" + (config.clientId.isEmpty() ? INSTANCES.incrementAndGet() : config.clientId);
     this.senderThread = new Thread(sender, name);
@@ -78,8 +78,9 @@ public final class BrookProducer<K, V> implements AutoCloseable {
     long deadline = System.nanoTime() + config.maxBlockMs * 1_000_000L;
     byte[] key = keySerializer.serialize(record.topic(), record.key());
     byte[] value = valueSerializer.serialize(record.topic(), record.value());
-    int recordSize = RecordEncoding.recordSize(key, value, record.headers(), record.timestampMs());
-    int size = RecordEncoding.elementSize(recordSize);
+    // Like Kafka's producer: a record without a timestamp gets the producer's clock.
+    long timestampMs = record.timestampMs() != null ? record.timestampMs() : System.currentTimeMillis();
+    int size = RecordEncoding.maxSize(key, value, record.headers());
     if (size > config.maxRequestSize - REQUEST_OVERHEAD || size > config.bufferMemory) {
       return CompletableFuture.failedFuture(new RecordTooLargeException("RECORD_TOO_LARGE", "a record of " + size
           + " bytes is larger than maxRequestSize (" + config.maxRequestSize + ") or bufferMemory ("
@@ -100,8 +101,8 @@ public final class BrookProducer<K, V> implements AutoCloseable {
         ensureOpen();
       }
       int p = partition >= 0 ? partition : accumulator.keylessPartition(record.topic(), -partition - 1, size);
-      if (accumulator.append(new TopicPartition(record.topic(), p), recordSize, key, value, record.headers(),
-          record.timestampMs(), future, System.nanoTime())) {
+      if (accumulator.append(new TopicPartition(record.topic(), p), size, key, value, record.headers(),
+          timestampMs, future, System.nanoTime())) {
         accumulator.wake.signal();
       }
     } finally {

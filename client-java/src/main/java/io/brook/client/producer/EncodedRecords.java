@@ -5,35 +5,41 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A batch's records in wire format (see {@link RecordEncoding}), back to back in one growing
- * array, with where each starts and its timestamp (for the metadata {@code send} answers).
+ * A batch's records in the stored records format (see {@link RecordEncoding}), back to back in one
+ * growing array, with where each starts and its timestamp (for the metadata {@code send} answers).
+ * Timestamps are deltas from the first record's.
  */
 final class EncodedRecords {
-  static final long NO_TIMESTAMP = Long.MIN_VALUE;
-
   private byte[] bytes;
   private int length;
   private int[] starts = new int[16];
   private long[] timestamps = new long[16];
   private int count;
+  private long baseTimestamp;
 
   EncodedRecords(int initialBytes) {
     bytes = new byte[Math.max(64, initialBytes)];
   }
 
-  /** Appends one record whose {@link RecordEncoding#recordSize} is recordSize. */
-  void append(int recordSize, byte[] key, byte[] value, List<Header> headers, Long timestampMs) {
-    int element = RecordEncoding.elementSize(recordSize);
-    ensure(length + element);
+  /** Appends one record and returns the bytes it took. */
+  int append(byte[] key, byte[] value, List<Header> headers, long timestampMs) {
+    if (count == 0) {
+      baseTimestamp = timestampMs;
+    }
+    long delta = timestampMs - baseTimestamp;
+    int body = RecordEncoding.bodySize(key, value, headers, delta);
+    int size = RecordEncoding.size(body);
+    ensure(length + size);
     if (count == starts.length) {
       starts = Arrays.copyOf(starts, count * 2);
       timestamps = Arrays.copyOf(timestamps, count * 2);
     }
-    RecordEncoding.write(bytes, length, recordSize, key, value, headers, timestampMs);
+    RecordEncoding.write(bytes, length, body, key, value, headers, delta);
     starts[count] = length;
-    timestamps[count] = timestampMs == null ? NO_TIMESTAMP : timestampMs;
+    timestamps[count] = timestampMs;
     count++;
-    length += element;
+    length += size;
+    return size;
   }
 
   private void ensure(int capacity) {
@@ -55,12 +61,16 @@ final class EncodedRecords {
     return bytes;
   }
 
-  /** The record's own timestamp, or NO_TIMESTAMP. */
+  /** What the records' timestamp deltas are from. */
+  long baseTimestamp() {
+    return baseTimestamp;
+  }
+
   long timestamp(int i) {
     return timestamps[i];
   }
 
-  /** Records from..to-1 copied into a batch of their own. */
+  /** Records from..to-1 copied into a batch of their own; their deltas stay from the same base. */
   EncodedRecords slice(int from, int to) {
     int start = starts[from];
     int end = to < count ? starts[to] : length;
@@ -74,6 +84,7 @@ final class EncodedRecords {
       part.timestamps[i - from] = timestamps[i];
     }
     part.count = to - from;
+    part.baseTimestamp = baseTimestamp;
     return part;
   }
 }

@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * A {@code brook.v1.ProduceStreamRequest} written from already encoded batches: the message
- * frames around the records, then each batch's record bytes copied in once. Field numbers are those
+ * frames around the records, then each batch's records section copied in once, as
+ * {@code ProduceBatch.encoded_records}. Field numbers are those
  * of produce.proto (ProduceRequestEncodingTest parses the result with the generated classes).
  */
 final class ProduceRequestEncoding {
@@ -25,6 +26,11 @@ final class ProduceRequestEncoding {
   private static final int TOPIC = 1;
   private static final int PARTITION = 2;
   private static final int BASE_SEQUENCE = 4;
+  private static final int ENCODED_RECORDS = 5;
+  // EncodedRecords
+  private static final int RECORD_COUNT = 1;
+  private static final int BASE_TIMESTAMP = 2;
+  private static final int RECORDS = 3;
 
   private ProduceRequestEncoding() {}
 
@@ -33,6 +39,7 @@ final class ProduceRequestEncoding {
       List<ProducerBatch> batches) {
     boolean idempotent = producerId >= 0;
     int[] batchSizes = new int[batches.size()];
+    int[] encodedSizes = new int[batches.size()];
     int request = CodedOutputStream.computeEnumSize(DURABILITY, durability.getNumber());
     if (idempotent) {
       request += CodedOutputStream.computeInt64Size(PRODUCER_ID, producerId)
@@ -40,8 +47,15 @@ final class ProduceRequestEncoding {
     }
     for (int i = 0; i < batches.size(); i++) {
       ProducerBatch b = batches.get(i);
+      int encoded = CodedOutputStream.computeInt32Size(RECORD_COUNT, b.records.count())
+          + CodedOutputStream.computeInt64Size(BASE_TIMESTAMP, b.records.baseTimestamp())
+          + CodedOutputStream.computeTagSize(RECORDS) + CodedOutputStream.computeUInt32SizeNoTag(b.records.length())
+          + b.records.length();
+      encodedSizes[i] = encoded;
       int size = CodedOutputStream.computeStringSize(TOPIC, b.tp.topic())
-          + CodedOutputStream.computeInt32Size(PARTITION, b.tp.partition()) + b.records.length();
+          + CodedOutputStream.computeInt32Size(PARTITION, b.tp.partition())
+          + CodedOutputStream.computeTagSize(ENCODED_RECORDS) + CodedOutputStream.computeUInt32SizeNoTag(encoded)
+          + encoded;
       if (idempotent) {
         size += CodedOutputStream.computeInt32Size(BASE_SEQUENCE, b.baseSequence);
       }
@@ -62,7 +76,11 @@ final class ProduceRequestEncoding {
         o.writeUInt32NoTag(batchSizes[i]);
         o.writeString(TOPIC, b.tp.topic());
         o.writeInt32(PARTITION, b.tp.partition());
-        o.writeRawBytes(b.records.array(), 0, b.records.length());
+        o.writeTag(ENCODED_RECORDS, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+        o.writeUInt32NoTag(encodedSizes[i]);
+        o.writeInt32(RECORD_COUNT, b.records.count());
+        o.writeInt64(BASE_TIMESTAMP, b.records.baseTimestamp());
+        o.writeByteArray(RECORDS, b.records.array(), 0, b.records.length());
         if (idempotent) {
           o.writeInt32(BASE_SEQUENCE, b.baseSequence);
         }

@@ -35,10 +35,11 @@ final class ProducerBatch {
     this.records = records;
   }
 
-  void add(int recordSize, byte[] key, byte[] value, List<Header> headers, Long timestampMs,
-      CompletableFuture<RecordMetadata> future) {
-    records.append(recordSize, key, value, headers, timestampMs);
+  /** Adds the record and returns the bytes it took. */
+  int add(byte[] key, byte[] value, List<Header> headers, long timestampMs, CompletableFuture<RecordMetadata> future) {
+    int size = records.append(key, value, headers, timestampMs);
     futures.add(future);
+    return size;
   }
 
   /** Bytes of its records on the wire: what it holds of the producer's buffer memory. */
@@ -67,10 +68,10 @@ final class ProducerBatch {
     return List.of(first, second);
   }
 
-  void succeed(long baseOffset, long appendTimeMs) {
+  /** @param logAppendTime the topic stamps every record with the append time (LogAppendTime) */
+  void succeed(long baseOffset, long appendTimeMs, boolean logAppendTime) {
     for (int i = 0; i < futures.size(); i++) {
-      long own = records.timestamp(i);
-      long timestamp = own == EncodedRecords.NO_TIMESTAMP ? appendTimeMs : own;
+      long timestamp = logAppendTime ? appendTimeMs : records.timestamp(i);
       futures.get(i).complete(new RecordMetadata(tp.topic(), tp.partition(), baseOffset + i, timestamp, appendTimeMs));
     }
     done.complete(null);

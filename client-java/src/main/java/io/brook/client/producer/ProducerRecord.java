@@ -7,7 +7,9 @@ import java.util.Objects;
 /**
  * A record to send. {@code partition} null: the producer picks it like Kafka's default
  * partitioner (murmur2 of the serialized key; keyless records stick to one partition per batch).
- * {@code timestampMs} null: the broker's time of the append. {@code key} null: no key.
+ * {@code timestampMs} null: the producer's clock when {@code send} is called, as with Kafka's
+ * producer (a topic with {@code message.timestamp.type=LogAppendTime} stores the broker's append
+ * time either way). {@code key} null: no key.
  */
 public record ProducerRecord<K, V>(String topic, Integer partition, Long timestampMs, K key, V value,
     List<Header> headers) {

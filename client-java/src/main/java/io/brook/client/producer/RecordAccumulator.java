@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -21,6 +22,8 @@ final class RecordAccumulator {
   final ReentrantLock lock = new ReentrantLock();
   final Condition wake = lock.newCondition();
   private final ProducerConfig config;
+  /** The producer's buffer memory, of which {@code send} reserved each record's most. */
+  private final Semaphore buffer;
   private final Map<TopicPartition, PartitionQueue> partitions = new HashMap<>();
   private final List<PartitionQueue> order = new ArrayList<>();
   /** Per topic: the partition keyless records go to, and whether its batch closed (then the next one). */
@@ -30,17 +33,17 @@ final class RecordAccumulator {
   int flushing;
   boolean closing;
 
-  RecordAccumulator(ProducerConfig config) {
+  RecordAccumulator(ProducerConfig config, Semaphore buffer) {
     this.config = config;
+    this.buffer = buffer;
   }
 
   /** Under the lock. Returns whether the sender should look now (a batch filled up or a new one began). */
-  boolean append(TopicPartition tp, int recordSize, byte[] key, byte[] value, List<Header> headers, Long timestampMs,
+  boolean append(TopicPartition tp, int size, byte[] key, byte[] value, List<Header> headers, long timestampMs,
       CompletableFuture<RecordMetadata> future, long now) {
     PartitionQueue pq = queue(tp);
     ProducerBatch open = pq.openBatch();
     boolean fresh = false;
-    int size = RecordEncoding.elementSize(recordSize);
     if (open != null && open.count() > 0 && open.bytes() + size > config.batchSize) {
       close(open);
       open = null;
@@ -50,7 +53,10 @@ final class RecordAccumulator {
       pq.waiting.addLast(open);
       fresh = true;
     }
-    open.add(recordSize, key, value, headers, timestampMs, future);
+    int taken = open.add(key, value, headers, timestampMs, future);
+    if (taken < size) {
+      buffer.release(size - taken); // the record reserved room for the longest timestamp delta
+    }
     if (open.bytes() >= config.batchSize) {
       close(open);
       return true;

@@ -1,80 +1,65 @@
 package io.brook.client.producer;
 
 import com.google.protobuf.CodedOutputStream;
-import com.google.protobuf.WireFormat;
 import io.brook.client.Header;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
- * A record in protobuf wire format, as an element of {@code ProduceBatch.records} (field 3): the
- * tag, the length, then {@code brook.v1.Record}'s fields. {@code send} writes each record straight
- * into its batch's buffer in this form, so the hot path builds no message objects and the sender
- * copies each batch's bytes into the request once (RecordEncodingTest checks the bytes against the
- * generated classes).
+ * A record in the records section of the Brook batch format ({@code BatchFormat}), as
+ * {@code ProduceBatch.encoded_records} carries it: a varint body length, then a zig-zag varint
+ * timestamp delta from the batch's base timestamp, a varint key length + 1 (0 = no key), the key, a
+ * varint value length, the value, a varint header count and per header a varint name length, the
+ * UTF-8 name, a varint value length and the value. {@code send} writes each record straight into
+ * its batch's buffer in this form, so the broker stores it without decoding it into messages. The
+ * varints are protobuf's (unsigned LEB128, and sint64 for the delta), so CodedOutputStream writes
+ * them (RecordEncodingTest reads the bytes back with the broker's BatchReader).
  */
 final class RecordEncoding {
-  static final int RECORDS_FIELD = 3; // ProduceBatch.records
-  private static final int KEY = 1;
-  private static final int VALUE = 2;
-  private static final int HEADERS = 3;
-  private static final int TIMESTAMP = 4;
-  private static final int HEADER_KEY = 1;
-  private static final int HEADER_VALUE = 2;
+  /** The most bytes a zig-zag varint of a long takes: a record reserves that much for its delta. */
+  private static final int MAX_DELTA_SIZE = 10;
 
   private RecordEncoding() {}
 
-  /** Bytes of the Record message itself. A null key: no key; a null timestamp: the broker's time. */
-  static int recordSize(byte[] key, byte[] value, List<Header> headers, Long timestampMs) {
-    int size = 0;
-    if (key != null) {
-      size += CodedOutputStream.computeByteArraySize(KEY, key);
-    }
-    if (value != null && value.length > 0) {
-      size += CodedOutputStream.computeByteArraySize(VALUE, value);
-    }
-    for (Header h : headers) {
-      int header = headerSize(h);
-      size += CodedOutputStream.computeTagSize(HEADERS) + CodedOutputStream.computeUInt32SizeNoTag(header) + header;
-    }
-    if (timestampMs != null) {
-      size += CodedOutputStream.computeInt64Size(TIMESTAMP, timestampMs);
-    }
-    return size;
+  /**
+   * The most bytes the record can take, whatever its batch's base timestamp: what {@code send}
+   * reserves of the buffer memory before it knows the batch (the batch gives the rest back).
+   */
+  static int maxSize(byte[] key, byte[] value, List<Header> headers) {
+    return size(MAX_DELTA_SIZE + bodyWithoutDelta(key, value, headers));
   }
 
-  /** Bytes of the record as a ProduceBatch element: tag, length and the record. */
-  static int elementSize(int recordSize) {
-    return CodedOutputStream.computeTagSize(RECORDS_FIELD) + CodedOutputStream.computeUInt32SizeNoTag(recordSize)
-        + recordSize;
+  /** Bytes of the record's body (after its length) with this timestamp delta. */
+  static int bodySize(byte[] key, byte[] value, List<Header> headers, long delta) {
+    return CodedOutputStream.computeSInt64SizeNoTag(delta) + bodyWithoutDelta(key, value, headers);
   }
 
-  /** Writes the element (elementSize(recordSize) bytes) at buf[at]. */
-  static void write(byte[] buf, int at, int recordSize, byte[] key, byte[] value, List<Header> headers,
-      Long timestampMs) {
-    CodedOutputStream out = CodedOutputStream.newInstance(buf, at, elementSize(recordSize));
+  /** Bytes of a record whose body is {@code body} bytes: the length, then the body. */
+  static int size(int body) {
+    return CodedOutputStream.computeUInt32SizeNoTag(body) + body;
+  }
+
+  /**
+   * Writes the record, whose {@link #bodySize} is {@code body}, at buf[at]: {@link #size}(body)
+   * bytes. A null key: no key; a null value: empty.
+   */
+  static void write(byte[] buf, int at, int body, byte[] key, byte[] value, List<Header> headers, long delta) {
+    CodedOutputStream out = CodedOutputStream.newInstance(buf, at, size(body));
     try {
-      out.writeTag(RECORDS_FIELD, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-      out.writeUInt32NoTag(recordSize);
-      if (key != null) {
-        out.writeByteArray(KEY, key);
+      out.writeUInt32NoTag(body);
+      out.writeSInt64NoTag(delta);
+      if (key == null) {
+        out.writeUInt32NoTag(0);
+      } else {
+        out.writeUInt32NoTag(key.length + 1);
+        out.writeRawBytes(key);
       }
-      if (value != null && value.length > 0) {
-        out.writeByteArray(VALUE, value);
-      }
+      writeBytes(out, value);
+      out.writeUInt32NoTag(headers.size());
       for (Header h : headers) {
-        out.writeTag(HEADERS, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-        out.writeUInt32NoTag(headerSize(h));
-        if (!h.key().isEmpty()) {
-          out.writeString(HEADER_KEY, h.key());
-        }
-        if (h.value().length > 0) {
-          out.writeByteArray(HEADER_VALUE, h.value());
-        }
-      }
-      if (timestampMs != null) {
-        out.writeInt64(TIMESTAMP, timestampMs);
+        out.writeStringNoTag(h.key());
+        writeBytes(out, h.value());
       }
       out.checkNoSpaceLeft();
     } catch (IOException e) {
@@ -82,8 +67,21 @@ final class RecordEncoding {
     }
   }
 
-  private static int headerSize(Header h) {
-    return (h.key().isEmpty() ? 0 : CodedOutputStream.computeStringSize(HEADER_KEY, h.key()))
-        + (h.value().length == 0 ? 0 : CodedOutputStream.computeByteArraySize(HEADER_VALUE, h.value()));
+  private static void writeBytes(CodedOutputStream out, byte[] bytes) throws IOException {
+    if (bytes == null) {
+      out.writeUInt32NoTag(0);
+    } else {
+      out.writeByteArrayNoTag(bytes);
+    }
+  }
+
+  private static int bodyWithoutDelta(byte[] key, byte[] value, List<Header> headers) {
+    int size = key == null ? 1 : CodedOutputStream.computeUInt32SizeNoTag(key.length + 1) + key.length;
+    size += value == null ? 1 : CodedOutputStream.computeByteArraySizeNoTag(value);
+    size += CodedOutputStream.computeUInt32SizeNoTag(headers.size());
+    for (Header h : headers) {
+      size += CodedOutputStream.computeStringSizeNoTag(h.key()) + CodedOutputStream.computeByteArraySizeNoTag(h.value());
+    }
+    return size;
   }
 }

@@ -267,7 +267,7 @@ final class Sender implements Runnable {
       }
       pq.retryBackoff.reset();
       completions.add(() -> {
-        b.succeed(r.getBaseOffset(), r.getAppendTimeMs());
+        b.succeed(r.getBaseOffset(), r.getAppendTimeMs(), r.getLogAppendTime());
         buffer.release(b.bytes());
       });
     } else {

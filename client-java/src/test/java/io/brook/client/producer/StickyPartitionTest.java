@@ -12,21 +12,23 @@ import org.junit.jupiter.api.Test;
 class StickyPartitionTest {
   @Test
   void eachClosedBatchMovesKeylessRecordsToTheNextPartition() {
-    RecordAccumulator acc = new RecordAccumulator(ProducerConfig.builder().batchSize(100).build());
+    RecordAccumulator acc = new RecordAccumulator(ProducerConfig.builder().batchSize(100).build(),
+        new java.util.concurrent.Semaphore(0));
     byte[] value = new byte[40];
-    int size = RecordEncoding.recordSize(null, value, List.of(), null);
+    int size = RecordEncoding.maxSize(null, value, List.of());
     List<Integer> chosen = new ArrayList<>();
     acc.lock.lock();
     try {
       for (int i = 0; i < 12; i++) {
         int p = acc.keylessPartition("t", 3, size);
         chosen.add(p);
-        acc.append(new TopicPartition("t", p), size, null, value, List.of(), null, new CompletableFuture<>(), 0);
+        acc.append(new TopicPartition("t", p), size, null, value, List.of(), 7L, new CompletableFuture<>(), 0);
       }
     } finally {
       acc.lock.unlock();
     }
-    // A 100-byte batch holds two 40-byte records (44 bytes each on the wire): pairs, then the next partition.
+    // A 100-byte batch holds two 40-byte records (45 bytes each stored, 54 reserved for the longest
+    // timestamp delta): pairs, then the next partition.
     int first = chosen.get(0);
     for (int i = 0; i < chosen.size(); i++) {
       assertThat(chosen.get(i)).as("record %d", i).isEqualTo((first + i / 2) % 3);

@@ -180,6 +180,29 @@ class ProducerIT {
   }
 
   @Test
+  void aRecordWithoutATimestampGetsTheProducersClockAndALogAppendTimeTopicAnswersItsAppendTime() throws Exception {
+    wire.createTopic("clock", 1, Map.of());
+    wire.createTopic("append-time", 1, Map.of("message.timestamp.type", "LogAppendTime"));
+    RecordMetadata own;
+    RecordMetadata stamped;
+    RecordMetadata appended;
+    long before = System.currentTimeMillis();
+    try (BrookProducer<String, String> producer = producer(config())) {
+      own = producer.sendSync(new ProducerRecord<>("clock", 0, 5L, null, "own", List.of()));
+      stamped = producer.sendSync(new ProducerRecord<>("clock", 0, null, null, "none", List.of()));
+      appended = producer.sendSync(new ProducerRecord<>("append-time", 0, 5L, null, "replaced", List.of()));
+    }
+    long after = System.currentTimeMillis();
+    List<Record> clock = wire.readAll("clock", 0);
+    assertThat(own.timestampMs()).isEqualTo(5L);
+    assertThat(clock.get(0).getTimestampMs()).isEqualTo(5L);
+    assertThat(stamped.timestampMs()).isBetween(before, after);
+    assertThat(clock.get(1).getTimestampMs()).as("what the metadata said is stored").isEqualTo(stamped.timestampMs());
+    assertThat(appended.timestampMs()).isEqualTo(appended.appendTimeMs());
+    assertThat(wire.readAll("append-time", 0).get(0).getTimestampMs()).isEqualTo(appended.appendTimeMs());
+  }
+
+  @Test
   void aRecordTheBrokerRefusesFailsAloneAndTheRecordsAroundItAreWritten() throws Exception {
     wire.createTopic("too-large", 1, Map.of("max.message.bytes", "2000"));
     List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();

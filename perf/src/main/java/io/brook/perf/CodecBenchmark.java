@@ -104,10 +104,14 @@ public class CodecBenchmark extends MicroBenchmark {
     clientBatchBytes = ProduceEncodingAccess.batchBytes(values, timestamp);
     ProduceBatch sent = ProduceStreamRequest.parseFrom(ProduceEncodingAccess.encode(values, timestamp,
         clientBatchBytes, 1)).getRequest().getBatches(0);
-    check(sent.getRecordsCount() == batchSize, "the client encoded " + sent.getRecordsCount() + " records");
+    byte[] section = sent.getEncodedRecords().getRecords().toByteArray();
+    io.brook.protocol.batch.BatchReader sentRecords = new io.brook.protocol.batch.BatchReader().wrapRecords(section,
+        0, section.length, sent.getEncodedRecords().getRecordCount(), sent.getEncodedRecords().getBaseTimestampMs());
     for (int i = 0; i < batchSize; i++) {
-      check(Arrays.equals(sent.getRecords(i).getValue().toByteArray(), values[i]), "client record " + i + " differs");
+      check(sentRecords.next() && Arrays.equals(sentRecords.copyValue(), values[i])
+          && sentRecords.timestamp() == timestamp, "client record " + i + " differs");
     }
+    check(!sentRecords.next(), "the client encoded more than " + batchSize + " records");
 
     // Kafka's builder grows its buffer when it is too small: size it for the batch once.
     kafkaOut = ByteBuffer.allocate(batchSize * (recordSize + 32) + 128);

@@ -20,22 +20,21 @@ public final class ProduceEncodingAccess {
   public static int batchBytes(byte[][] values, long timestampMs) {
     int total = 0;
     for (byte[] v : values) {
-      total += RecordEncoding.elementSize(RecordEncoding.recordSize(null, v, NO_HEADERS, timestampMs));
+      total += RecordEncoding.size(RecordEncoding.bodySize(null, v, NO_HEADERS, 0)); // one timestamp: deltas 0
     }
     return total;
   }
 
   /**
-   * Encodes the values as one batch's records (record size, then RecordEncoding into the open batch,
-   * as {@code send} does), then frames one ProduceStreamRequest around that batch
+   * Encodes the values as one batch's records (RecordEncoding into the open batch, in the stored
+   * records format, as {@code send} does), then frames one ProduceStreamRequest around that batch
    * (ProduceRequestEncoding, as the sender does). The batch buffer is allocated at its final size,
    * as a Kafka producer's batch takes a pooled batch.size buffer.
    */
   public static byte[] encode(byte[][] values, long timestampMs, int batchBytes, long correlationId) {
-    Long ts = timestampMs; // boxed once per batch; send gets the application's Long
     ProducerBatch batch = new ProducerBatch(TP, 0L, batchBytes);
     for (byte[] v : values) {
-      batch.records.append(RecordEncoding.recordSize(null, v, NO_HEADERS, ts), null, v, NO_HEADERS, ts);
+      batch.records.append(null, v, NO_HEADERS, timestampMs);
     }
     return ProduceRequestEncoding.encode(correlationId, Durability.DURABILITY_WRITTEN, -1, -1, List.of(batch));
   }

@@ -15,6 +15,9 @@ public record ProducerRecord<K, V>(String topic, Integer partition, Long timesta
     List<Header> headers) {
   public ProducerRecord {
     Objects.requireNonNull(topic, "topic");
+    if (timestampMs != null && timestampMs < 0) { // as Kafka's: refused here, not with the whole batch
+      throw new IllegalArgumentException("timestampMs must be >= 0 (null: the producer's clock), got " + timestampMs);
+    }
     headers = headers == null ? List.of() : List.copyOf(headers);
   }
 

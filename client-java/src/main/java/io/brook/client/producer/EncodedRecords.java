@@ -12,13 +12,15 @@ import java.util.List;
 final class EncodedRecords {
   private byte[] bytes;
   private int length;
-  private int[] starts = new int[16];
-  private long[] timestamps = new long[16];
+  private int[] starts;
+  private long[] timestamps;
   private int count;
   private long baseTimestamp;
 
-  EncodedRecords(int initialBytes) {
+  EncodedRecords(int initialBytes, int expectedRecords) {
     bytes = new byte[Math.max(64, initialBytes)];
+    starts = new int[Math.max(16, expectedRecords)];
+    timestamps = new long[Math.max(16, expectedRecords)];
   }
 
   /** Appends one record and returns the bytes it took. */
@@ -74,11 +76,9 @@ final class EncodedRecords {
   EncodedRecords slice(int from, int to) {
     int start = starts[from];
     int end = to < count ? starts[to] : length;
-    EncodedRecords part = new EncodedRecords(end - start);
+    EncodedRecords part = new EncodedRecords(end - start, to - from);
     System.arraycopy(bytes, start, part.bytes, 0, end - start);
     part.length = end - start;
-    part.starts = new int[Math.max(16, to - from)];
-    part.timestamps = new long[Math.max(16, to - from)];
     for (int i = from; i < to; i++) {
       part.starts[i - from] = starts[i] - start;
       part.timestamps[i - from] = timestamps[i];

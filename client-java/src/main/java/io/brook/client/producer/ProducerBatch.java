@@ -16,7 +16,7 @@ final class ProducerBatch {
   final TopicPartition tp;
   final long createdNanos;
   final EncodedRecords records;
-  final List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+  final List<CompletableFuture<RecordMetadata>> futures;
   /** Done when every record's future is: what flush and close wait for. */
   final CompletableFuture<Void> done = new CompletableFuture<>();
   /** No more records go in: it is full, or the sender took it. */
@@ -25,14 +25,19 @@ final class ProducerBatch {
   int attempts;
   int baseSequence;
 
-  ProducerBatch(TopicPartition tp, long createdNanos, int initialBytes) {
-    this(tp, createdNanos, new EncodedRecords(initialBytes));
+  /**
+   * @param expectedRecords about how many records it will hold: its per-record lists start that
+   *     large, since growing them a step at a time was 13 % of a producer's samples (issue 11)
+   */
+  ProducerBatch(TopicPartition tp, long createdNanos, int initialBytes, int expectedRecords) {
+    this(tp, createdNanos, new EncodedRecords(initialBytes, expectedRecords), expectedRecords);
   }
 
-  private ProducerBatch(TopicPartition tp, long createdNanos, EncodedRecords records) {
+  private ProducerBatch(TopicPartition tp, long createdNanos, EncodedRecords records, int expectedRecords) {
     this.tp = tp;
     this.createdNanos = createdNanos;
     this.records = records;
+    this.futures = new ArrayList<>(expectedRecords);
   }
 
   /** Adds the record and returns the bytes it took. */
@@ -58,8 +63,8 @@ final class ProducerBatch {
    */
   List<ProducerBatch> split() {
     int half = count() / 2;
-    ProducerBatch first = new ProducerBatch(tp, createdNanos, records.slice(0, half));
-    ProducerBatch second = new ProducerBatch(tp, createdNanos, records.slice(half, count()));
+    ProducerBatch first = new ProducerBatch(tp, createdNanos, records.slice(0, half), half);
+    ProducerBatch second = new ProducerBatch(tp, createdNanos, records.slice(half, count()), count() - half);
     first.futures.addAll(futures.subList(0, half));
     second.futures.addAll(futures.subList(half, count()));
     first.attempts = attempts;

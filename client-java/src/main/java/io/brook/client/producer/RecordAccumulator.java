@@ -21,6 +21,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class RecordAccumulator {
   final ReentrantLock lock = new ReentrantLock();
   final Condition wake = lock.newCondition();
+  /** A batch's per-record lists start at most this large (the records of a full batch of tiny ones). */
+  private static final int MAX_EXPECTED_RECORDS = 4096;
   private final ProducerConfig config;
   /** The producer's buffer memory, of which {@code send} reserved each record's most. */
   private final Semaphore buffer;
@@ -49,7 +51,8 @@ final class RecordAccumulator {
       open = null;
     }
     if (open == null) {
-      open = new ProducerBatch(tp, now, Math.min(config.batchSize, Math.max(size, 1024)));
+      int expected = Math.min(MAX_EXPECTED_RECORDS, Math.max(1, config.batchSize / size));
+      open = new ProducerBatch(tp, now, Math.min(config.batchSize, Math.max(size, 1024)), expected);
       pq.waiting.addLast(open);
       fresh = true;
     }

@@ -51,14 +51,14 @@ class ProduceRequestEncodingTest {
 
   @Test
   void batchesParseAsTheGeneratedMessagesWithEveryKindOfField() throws Exception {
-    ProducerBatch a = new ProducerBatch(new TopicPartition("orders", 0), 0, 16);
+    ProducerBatch a = new ProducerBatch(new TopicPartition("orders", 0), 0, 16, 1);
     long t = 1_700_000_000_000L;
     add(a, utf8("k"), utf8("v"), List.of(), t);
     add(a, null, utf8("no key"), List.of(Header.of("h", "1"), Header.of("h", ""), new Header("\u00e9", utf8("x"))), 0L);
     add(a, new byte[0], new byte[0], List.of(), t - 5);
     add(a, utf8("big"), new byte[300], List.of(), Long.MAX_VALUE);
     a.baseSequence = 2_147_483_000;
-    ProducerBatch b = new ProducerBatch(new TopicPartition("payments", 7), 0, 16);
+    ProducerBatch b = new ProducerBatch(new TopicPartition("payments", 7), 0, 16, 1);
     add(b, null, utf8("only"), List.of(), 3L);
     b.baseSequence = 0;
 
@@ -91,7 +91,7 @@ class ProduceRequestEncodingTest {
 
   @Test
   void aPlainProducerSendsNoIdentityAndNoSequences() throws Exception {
-    ProducerBatch a = new ProducerBatch(new TopicPartition("t", 0), 0, 16);
+    ProducerBatch a = new ProducerBatch(new TopicPartition("t", 0), 0, 16, 1);
     add(a, null, utf8("v"), List.of(), 1L);
     ProduceRequest parsed = ProduceStreamRequest.parseFrom(
         ProduceRequestEncoding.encode(0, Durability.DURABILITY_WRITTEN, -1, 0, List.of(a))).getRequest();
@@ -103,7 +103,7 @@ class ProduceRequestEncodingTest {
 
   @Test
   void aSplitBatchKeepsEachRecordAndItsTimestamp() throws Exception {
-    ProducerBatch a = new ProducerBatch(new TopicPartition("t", 1), 0, 16);
+    ProducerBatch a = new ProducerBatch(new TopicPartition("t", 1), 0, 16, 1);
     for (int i = 0; i < 5; i++) {
       add(a, null, utf8("r" + i), List.of(), 1_000 - 100 * i);
     }

@@ -32,7 +32,7 @@ public final class ProduceEncodingAccess {
    * as a Kafka producer's batch takes a pooled batch.size buffer.
    */
   public static byte[] encode(byte[][] values, long timestampMs, int batchBytes, long correlationId) {
-    ProducerBatch batch = new ProducerBatch(TP, 0L, batchBytes);
+    ProducerBatch batch = new ProducerBatch(TP, 0L, batchBytes, values.length);
     for (byte[] v : values) {
       batch.records.append(null, v, NO_HEADERS, timestampMs);
     }

@@ -27,7 +27,7 @@ final class ProducerBatch {
 
   /**
    * @param expectedRecords about how many records it will hold: its per-record lists start that
-   *     large, since growing them a step at a time was 13 % of a producer's samples (issue 11)
+   *     large rather than growing a step at a time
    */
   ProducerBatch(TopicPartition tp, long createdNanos, int initialBytes, int expectedRecords) {
     this(tp, createdNanos, new EncodedRecords(initialBytes, expectedRecords), expectedRecords);

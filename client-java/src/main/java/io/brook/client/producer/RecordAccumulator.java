@@ -7,7 +7,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Condition;
@@ -27,6 +29,8 @@ final class RecordAccumulator {
   /** The producer's buffer memory, of which {@code send} reserved each record's most. */
   private final Semaphore buffer;
   private final Map<TopicPartition, PartitionQueue> partitions = new HashMap<>();
+  /** Batches out of every queue whose futures are being completed outside the lock (see {@link #completing}). */
+  private final Set<ProducerBatch> completingBatches = ConcurrentHashMap.newKeySet();
   private final List<PartitionQueue> order = new ArrayList<>();
   /** Per topic: the partition keyless records go to, and whether its batch closed (then the next one). */
   private final Map<String, int[]> sticky = new HashMap<>();
@@ -200,12 +204,24 @@ final class RecordAccumulator {
   /** Under the lock: every batch not yet done, for flush. */
   List<CompletableFuture<Void>> pendingBatches() {
     List<CompletableFuture<Void>> out = new ArrayList<>();
+    completingBatches.forEach(b -> out.add(b.done));
     for (PartitionQueue pq : order) {
       pq.returned.forEach(b -> out.add(b.done));
       pq.inFlight.forEach(b -> out.add(b.done));
       pq.waiting.forEach(b -> out.add(b.done));
     }
     return out;
+  }
+
+  /**
+   * Under the lock: {@code b} has left the queues and its futures complete outside the lock (they
+   * run the application's callbacks); until they have, {@link #pendingBatches} still lists it, so a
+   * flush that comes in between waits for it instead of returning with its records unanswered.
+   */
+  void completing(ProducerBatch b) {
+    if (completingBatches.add(b)) {
+      b.done.whenComplete((v, t) -> completingBatches.remove(b));
+    }
   }
 
   /** Under the lock: every batch not yet done, taken out (close and fatal errors fail them). */
@@ -220,6 +236,7 @@ final class RecordAccumulator {
       pq.waiting.clear();
       pq.recovering = false;
     }
+    out.forEach(this::completing);
     return out;
   }
 

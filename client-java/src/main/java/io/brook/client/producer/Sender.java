@@ -266,6 +266,7 @@ final class Sender implements Runnable {
         pq.ackedNextSeq = PartitionQueue.addSequence(b.baseSequence, b.count());
       }
       pq.retryBackoff.reset();
+      acc.completing(b);
       completions.add(() -> {
         b.succeed(r.getBaseOffset(), r.getAppendTimeMs(), r.getLogAppendTime());
         buffer.release(b.bytes());
@@ -322,6 +323,7 @@ final class Sender implements Runnable {
     if (config.idempotence) {
       pq.recovering = true; // the batches behind it come back out of order: they are numbered afresh
     }
+    acc.completing(b);
     completions.add(() -> fail(b, error));
   }
 

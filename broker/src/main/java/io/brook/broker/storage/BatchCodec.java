@@ -151,6 +151,10 @@ final class BatchCodec {
       int added = 0;
       int bytes = 0;
       while (added < maxRecords && in.next()) {
+        int size = in.payloadSize(); // sized before anything is copied: a record over the limit is not
+        if (!out.isEmpty() && bytes + size > maxBytes) {
+          break;
+        }
         List<RecordHeader> headers = List.of();
         if (in.headerCount() > 0) {
           headers = new ArrayList<>(in.headerCount());
@@ -158,12 +162,7 @@ final class BatchCodec {
             headers.add(new RecordHeader(in.copyHeaderName(j), in.copyHeaderValue(j)));
           }
         }
-        LogRecord r = new LogRecord(in.offset(), in.timestamp(), in.copyKey(), in.copyValue(), headers);
-        int size = r.payloadSize();
-        if (!out.isEmpty() && bytes + size > maxBytes) {
-          break;
-        }
-        out.add(r);
+        out.add(new LogRecord(in.offset(), in.timestamp(), in.copyKey(), in.copyValue(), headers));
         added++;
         bytes += size;
       }

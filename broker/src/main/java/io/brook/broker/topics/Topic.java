@@ -76,26 +76,35 @@ public final class Topic {
    * the broker spreads over several partitions is refused whole, never half written.
    */
   public void checkRecords(List<LogRecord> records, int maxBatchRecords, String where) {
-    if (records.isEmpty()) {
-      throw new BrokerException(BrokerError.INVALID_RECORD, "empty batch for " + where + ": send at least one record");
-    }
-    if (records.size() > maxBatchRecords) {
-      throw new BrokerException(BrokerError.BATCH_TOO_LARGE, "batch for " + where + " has " + records.size()
-          + " records; the broker takes at most " + maxBatchRecords + " (max.batch.records)");
-    }
+    checkCount(records.size(), maxBatchRecords, where, "");
     TopicConfig current = config;
     for (int i = 0; i < records.size(); i++) {
       LogRecord r = records.get(i);
-      int size = r.payloadSize();
-      if (size > current.maxMessageBytes()) {
-        throw new BrokerException(BrokerError.RECORD_TOO_LARGE, "record " + i + " of the batch for " + where
-            + " is " + size + " bytes; topic " + name + " takes at most " + current.maxMessageBytes()
-            + " (max.message.bytes)");
-      }
-      if (r.timestamp() < -1) {
-        throw new BrokerException(BrokerError.INVALID_RECORD, "record " + i + " of the batch for " + where
-            + " has a negative timestamp " + r.timestamp());
-      }
+      checkRecord(i, r.payloadSize(), r.timestamp(), -1, current, where); // -1: the append time
+    }
+  }
+
+  private static void checkCount(int count, int maxBatchRecords, String where, String emptyDetail) {
+    if (count <= 0) {
+      throw new BrokerException(BrokerError.INVALID_RECORD, "empty batch for " + where + ": " + emptyDetail
+          + "send at least one record");
+    }
+    if (count > maxBatchRecords) {
+      throw new BrokerException(BrokerError.BATCH_TOO_LARGE, "batch for " + where + " has " + count
+          + " records; the broker takes at most " + maxBatchRecords + " (max.batch.records)");
+    }
+  }
+
+  /** One record's size against max.message.bytes, and its timestamp against the lowest allowed. */
+  private void checkRecord(int i, int size, long timestamp, long lowestTimestamp, TopicConfig current, String where) {
+    if (size > current.maxMessageBytes()) {
+      throw new BrokerException(BrokerError.RECORD_TOO_LARGE, "record " + i + " of the batch for " + where
+          + " is " + size + " bytes; topic " + name + " takes at most " + current.maxMessageBytes()
+          + " (max.message.bytes)");
+    }
+    if (timestamp < lowestTimestamp) {
+      throw new BrokerException(BrokerError.INVALID_RECORD, "record " + i + " of the batch for " + where
+          + " has a negative timestamp " + timestamp);
     }
   }
 
@@ -108,14 +117,7 @@ public final class Topic {
    */
   public EncodedRecords checkEncoded(byte[] array, int offset, int length, int count, long baseTimestamp,
       int maxBatchRecords, String where) {
-    if (count <= 0) {
-      throw new BrokerException(BrokerError.INVALID_RECORD, "empty batch for " + where
-          + ": encoded_records.record_count is " + count + "; send at least one record");
-    }
-    if (count > maxBatchRecords) {
-      throw new BrokerException(BrokerError.BATCH_TOO_LARGE, "batch for " + where + " has " + count
-          + " records; the broker takes at most " + maxBatchRecords + " (max.batch.records)");
-    }
+    checkCount(count, maxBatchRecords, where, "encoded_records.record_count is " + count + "; ");
     TopicConfig current = config;
     BatchReader in = new BatchReader();
     long maxTimestamp = Long.MIN_VALUE;
@@ -124,15 +126,7 @@ public final class Topic {
       in.wrapRecords(array, offset, length, count, baseTimestamp);
       for (int i = 0; in.next(); i++) {
         int size = in.payloadSize();
-        if (size > current.maxMessageBytes()) {
-          throw new BrokerException(BrokerError.RECORD_TOO_LARGE, "record " + i + " of the batch for " + where
-              + " is " + size + " bytes; topic " + name + " takes at most " + current.maxMessageBytes()
-              + " (max.message.bytes)");
-        }
-        if (in.timestamp() < 0) {
-          throw new BrokerException(BrokerError.INVALID_RECORD, "record " + i + " of the batch for " + where
-              + " has a negative timestamp " + in.timestamp());
-        }
+        checkRecord(i, size, in.timestamp(), 0, current, where); // every encoded record carries its time
         for (int h = 0; h < in.headerCount(); h++) {
           if (!UnsafeByteOperations.unsafeWrap(array, in.headerNameOffset(h), in.headerNameLength(h)).isValidUtf8()) {
             throw new BrokerException(BrokerError.INVALID_RECORD, "record " + i + " of the batch for " + where

@@ -3,14 +3,14 @@
 # template` with the default values and each ci/*.yaml; every rendered object validated against the
 # Kubernetes API's schemas with `kubernetes-validate --strict` (unknown fields are errors); the
 # ServiceMonitor against the prometheus-operator CRD kept in deploy/helm/schemas (unknown fields are
-# errors); what each values set must render (deploy/helm/check_rendered.py); values the schema or
+# errors); what each values set must render (deploy/helm/check_rendered.py), every pod without
+# service-link variables (enableServiceLinks: false); values the schema or
 # the templates must refuse, each error naming the key; and the chart's copy of the Grafana
 # dashboard being identical to deploy/grafana/brook-dashboard.json.
 #
 # Tools, installed once into $BROOK_TOOLS_DIR (default $HOME/.cache/brook/tools, as
 # scripts/install-tools.sh) and reused while their version matches the pins below:
-#   helm                  `go install helm.sh/helm/v3/cmd/helm@$HELM_VERSION` into $BROOK_TOOLS_DIR/bin,
-#                         with the version and Kubernetes version ldflags of helm's own Makefile
+#   helm                  scripts/helm-tools.sh: `go install helm.sh/helm/v3/cmd/helm@$HELM_VERSION`
 #   kubernetes-validate   a venv in $BROOK_TOOLS_DIR/kubernetes-validate (pip from PyPI), whose
 #                         PyYAML and jsonschema also run check_rendered.py
 # Needs go, python3 (with venv) and network for the first install only; no root.
@@ -19,16 +19,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 STEP=helm-check
 
-# Pins. helm v3.22.0 is the newest v3 on the Go module proxy that builds here; it is built against
-# k8s.io/client-go v0.37, so its default Kubernetes version (for lint and template) is 1.37.
-HELM_VERSION=v3.22.0
-HELM_K8S_MINOR=37
+# Pins (helm's are in scripts/helm-tools.sh).
+. scripts/helm-tools.sh
 KUBERNETES_VALIDATE_VERSION=1.37.0
 JSONSCHEMA_VERSION=4.26.0
 K8S_SCHEMA_VERSION=1.37.0   # one of the versions kubernetes-validate 1.37.0 bundles (1.25 .. 1.37)
 
-BROOK_TOOLS_DIR="${BROOK_TOOLS_DIR:-$HOME/.cache/brook/tools}"
-HELM="$BROOK_TOOLS_DIR/bin/helm"
 VENV="$BROOK_TOOLS_DIR/kubernetes-validate"
 CHART=deploy/helm/brook
 CRD=deploy/helm/schemas/monitoring.coreos.com_servicemonitors.yaml
@@ -59,25 +55,6 @@ check() {
 }
 
 # ---- tools ----------------------------------------------------------------------------------------
-install_helm() {
-  if [[ -x "$HELM" ]] && [[ "$("$HELM" version --template '{{.Version}}' 2>/dev/null)" == "$HELM_VERSION" ]]; then
-    echo "$STEP: helm $HELM_VERSION cached -> $HELM"
-    return 0
-  fi
-  command -v go >/dev/null || { echo "$STEP: go is needed to build helm" >&2; return 1; }
-  echo "$STEP: installing helm $HELM_VERSION: go install helm.sh/helm/v3/cmd/helm@$HELM_VERSION (a few minutes) ..."
-  local start=$SECONDS
-  local ld="-w -s -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
-  ld+=" -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
-  local pkg
-  for pkg in pkg/lint/rules pkg/chartutil; do
-    ld+=" -X helm.sh/helm/v3/$pkg.k8sVersionMajor=1 -X helm.sh/helm/v3/$pkg.k8sVersionMinor=$HELM_K8S_MINOR"
-  done
-  mkdir -p "$BROOK_TOOLS_DIR/bin"
-  GOBIN="$BROOK_TOOLS_DIR/bin" go install -trimpath -ldflags "$ld" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" || return 1
-  echo "$STEP: helm $("$HELM" version --template '{{.Version}}') installed in $((SECONDS - start)) s -> $HELM"
-}
-
 kv_installed_version() {
   "$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("kubernetes-validate"), m.version("jsonschema"))' 2>/dev/null
 }
@@ -168,6 +145,7 @@ for name in "${sets[@]}"; do
     check "ServiceMonitor valid for the prometheus-operator CRD, strictly ($name)" "$PY" "$CHECKER" crd "$CRD" "$work/$name.sm.yaml"
   fi
   check "rendered objects as expected for the values ($name)" "$PY" "$CHECKER" expect "$name" "$out" "$CHART" "$ROOT"
+  check "every pod has enableServiceLinks: false ($name)" "$PY" "$CHECKER" service-links "$out"
   if "$HELM" template "$RELEASE" "$notes_chart" -n "$NAMESPACE" "${args[@]}" \
        --show-only templates/zz-notes-for-check.yaml >"$work/notes.yaml" 2>"$work/err"; then
     check "NOTES.txt says one replica and how to try it ($name)" "$PY" "$CHECKER" notes "$name" "$work/notes.yaml" "$CHART"

@@ -8,6 +8,8 @@ its kubernetes-validate venv, which has PyYAML and jsonschema).
                                       ci/NAME.yaml) against the kinds expected and what the values say
   notes NAME RENDERED CHART_DIR       checks NOTES.txt as rendered into a ConfigMap (data.notes) by
                                       helm-check.sh: one replica said, the commands to try it
+  service-links RENDERED              checks that every pod the chart makes (a Pod, or the template of a
+                                      StatefulSet, Deployment, Job, ...) has enableServiceLinks: false
 
 Each command prints one line per problem and exits 1 when there is any.
 """
@@ -320,6 +322,37 @@ def cmd_notes(name, rendered, chart_dir):
     return report([f"NOTES.txt does not say {w!r}" for w in want if w not in notes])
 
 
+def pod_specs(doc):
+    """The pod spec an object runs, or None: a Pod's own, a workload's template, a CronJob's job's."""
+    kind, spec = doc.get("kind"), doc.get("spec") or {}
+    if kind == "Pod":
+        return spec
+    if kind in ("StatefulSet", "Deployment", "DaemonSet", "ReplicaSet", "Job"):
+        return (spec.get("template") or {}).get("spec")
+    if kind == "CronJob":
+        job = (spec.get("jobTemplate") or {}).get("spec") or {}
+        return (job.get("template") or {}).get("spec")
+    return None
+
+
+def cmd_service_links(rendered):
+    """Kubernetes gives a pod service-link variables for every Service of its namespace unless
+    enableServiceLinks is false: for the chart's Service "brook" that is BROOK_PORT,
+    BROOK_SERVICE_HOST, ..., names in the broker's own BROOK_* namespace."""
+    errs, pods = [], 0
+    for d in load_docs(rendered):
+        spec = pod_specs(d)
+        if spec is None:
+            continue
+        pods += 1
+        if spec.get("enableServiceLinks") is not False:
+            errs.append(f"{d['kind']} {d['metadata']['name']}: enableServiceLinks is "
+                        f"{spec.get('enableServiceLinks', 'not set (true)')}, want false")
+    if pods == 0:
+        errs.append("no pod rendered")
+    return report(errs)
+
+
 def report(errs):
     for e in errs:
         print(e)
@@ -336,6 +369,8 @@ def main(argv):
         return cmd_expect(*args)
     if cmd == "notes":
         return cmd_notes(*args)
+    if cmd == "service-links":
+        return cmd_service_links(*args)
     print(f"unknown command {cmd}", file=sys.stderr)
     return 2
 

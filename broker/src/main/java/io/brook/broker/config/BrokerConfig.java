@@ -4,8 +4,11 @@ import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -14,7 +17,9 @@ import java.util.stream.Collectors;
 /**
  * The broker's effective configuration, resolved once at start from, in rising precedence: the
  * defaults, a properties file, {@code BROOK_…} environment variables, and command-line flags.
- * Unknown keys and bad values are refused, naming the key and where it came from.
+ * Unknown keys and bad values are refused, naming the key and where it came from; so is an unknown
+ * {@code BROOK_} variable (a mistyped setting), except the service links Kubernetes gives a pod
+ * ({@link ServiceLinks}), which are set aside and named once in the start-up log.
  */
 public final class BrokerConfig {
   /** BROOK_ variables that are not broker settings: the CLI's and the scripts' own. */
@@ -23,10 +28,12 @@ public final class BrokerConfig {
 
   private final Map<String, Object> values;
   private final Map<String, String> sources;
+  private final Map<String, String> serviceLinks;
 
-  private BrokerConfig(Map<String, Object> values, Map<String, String> sources) {
+  private BrokerConfig(Map<String, Object> values, Map<String, String> sources, Map<String, String> serviceLinks) {
     this.values = values;
     this.sources = sources;
+    this.serviceLinks = serviceLinks;
   }
 
   /**
@@ -62,6 +69,7 @@ public final class BrokerConfig {
         sources.put(name, "file " + file);
       }
     }
+    Map<String, String> serviceLinks = new TreeMap<>();
     for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
       String var = e.getKey();
       if (!var.startsWith("BROOK_") || NOT_SETTINGS.contains(var)) {
@@ -69,8 +77,15 @@ public final class BrokerConfig {
       }
       ConfigKey<?> k = byEnv.get(var);
       if (k == null) {
+        Optional<String> service = ServiceLinks.serviceOf(var, e.getValue());
+        if (service.isPresent()) {
+          serviceLinks.put(var, service.get().toLowerCase(Locale.ROOT).replace('_', '-'));
+          continue;
+        }
         throw new ConfigException("unknown environment variable " + var + ": BROOK_ variables set broker keys, "
-            + "and no key is called that" + suggestion(var, byEnv));
+            + "and no key is called that" + (ServiceLinks.hasShape(var) ? " (the name is shaped like a Kubernetes "
+            + "service-link variable, but the value '" + e.getValue() + "' is not what Kubernetes sets)" : "")
+            + suggestion(var, byEnv));
       }
       text.put(k.name(), e.getValue());
       sources.put(k.name(), "env " + var);
@@ -86,7 +101,7 @@ public final class BrokerConfig {
     for (ConfigKey<?> k : BrokerKeys.ALL) {
       values.put(k.name(), k.parse(text.get(k.name()), sources.get(k.name())));
     }
-    return new BrokerConfig(values, sources);
+    return new BrokerConfig(values, sources, Collections.unmodifiableMap(serviceLinks));
   }
 
   public static BrokerConfig defaults() {
@@ -100,6 +115,14 @@ public final class BrokerConfig {
         .findFirst()
         .map(k -> " (did you mean " + k.name() + "?)")
         .orElse(" (known keys: " + String.join(", ", BrokerKeys.ALL.stream().map(ConfigKey::name).toList()) + ")");
+  }
+
+  /**
+   * The Kubernetes service-link variables set aside (variable -> the Service it is for, e.g.
+   * BROOK_PORT -> brook), in name order; empty outside Kubernetes or with service links off.
+   */
+  public Map<String, String> serviceLinks() {
+    return serviceLinks;
   }
 
   @SuppressWarnings("unchecked")

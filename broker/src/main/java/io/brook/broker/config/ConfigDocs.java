@@ -60,8 +60,13 @@ public final class ConfigDocs {
         `brook broker` resolves each setting once at start from, in rising precedence: its default, a
         properties file (`--config FILE` or `$BROOK_CONFIG`), the environment (`BROOK_` + the key in upper
         case with dots as underscores), then flags (`--data-dir`, `--grpc-listen`, `--http-listen`, `--set KEY=VALUE`).
-        Unknown keys and bad values stop the start with a message naming them. The effective
-        configuration is logged at start, each value with where it came from; secrets show as `****`.
+        Unknown keys and bad values stop the start with a message naming them; so does a `BROOK_` variable
+        that is no key (a mistyped one), except the service-link variables Kubernetes gives a pod for each
+        Service of its namespace, which a Service named `brook…` puts among them: `X_SERVICE_HOST`,
+        `X_SERVICE_PORT`, `X_SERVICE_PORT_<NAME>`, `X_PORT`, `X_PORT_<n>_<TCP|UDP|SCTP>` and its `_PROTO`,
+        `_PORT`, `_ADDR`, each with the value Kubernetes sets (`BROOK_PORT=7070` is still refused). The
+        broker ignores those and names them in one line of its log. The effective configuration is logged
+        at start, each value with where it came from; secrets show as `****`.
 
         | key | environment | default | meaning |
         |---|---|---|---|

@@ -53,6 +53,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -209,6 +210,12 @@ public final class Broker implements AutoCloseable {
 
   public static Broker start(BrokerConfig config, LogFactory logFactory, InstantSource clock) throws IOException {
     log.info("Starting Brook with config:\n{}", config.describe().stripTrailing());
+    if (!config.serviceLinks().isEmpty()) { // set aside, not silently dropped: one line names them
+      TreeSet<String> services = new TreeSet<>(config.serviceLinks().values());
+      log.info("Ignored {} Kubernetes service-link variables of {} {}, not broker settings: {}",
+          config.serviceLinks().size(), services.size() == 1 ? "Service" : "Services", String.join(", ", services),
+          String.join(", ", config.serviceLinks().keySet()));
+    }
     GrpcLogs.quietClientMistakes();
     Broker broker = new Broker(config, logFactory, clock);
     log.info("Security: {}", broker.security.summary());

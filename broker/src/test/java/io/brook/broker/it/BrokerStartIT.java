@@ -81,6 +81,34 @@ class BrokerStartIT {
   }
 
   @Test
+  void kubernetesServiceLinksAreSetAsideNamedOnceInTheLogAndTheBrokerServes() throws Exception {
+    // what a pod gets for the chart's Service "brook" (ports grpc 7070, http 7080) with service links on
+    Map<String, String> links = Map.ofEntries(Map.entry("BROOK_SERVICE_HOST", "10.96.12.34"),
+        Map.entry("BROOK_SERVICE_PORT", "7070"), Map.entry("BROOK_SERVICE_PORT_GRPC", "7070"),
+        Map.entry("BROOK_SERVICE_PORT_HTTP", "7080"), Map.entry("BROOK_PORT", "tcp://10.96.12.34:7070"),
+        Map.entry("BROOK_PORT_7070_TCP", "tcp://10.96.12.34:7070"), Map.entry("BROOK_PORT_7070_TCP_PROTO", "tcp"),
+        Map.entry("BROOK_PORT_7070_TCP_PORT", "7070"), Map.entry("BROOK_PORT_7070_TCP_ADDR", "10.96.12.34"),
+        Map.entry("BROOK_PORT_7080_TCP", "tcp://10.96.12.34:7080"), Map.entry("BROOK_PORT_7080_TCP_PROTO", "tcp"),
+        Map.entry("BROOK_PORT_7080_TCP_PORT", "7080"), Map.entry("BROOK_PORT_7080_TCP_ADDR", "10.96.12.34"));
+
+    try (BrokerProcess broker = BrokerProcess.start(dir.resolve("data"), links)) {
+      String log = broker.currentStartLog();
+      assertThat(log).contains("Ignored 13 Kubernetes service-link variables of Service brook, not broker settings: "
+          + "BROOK_PORT, BROOK_PORT_7070_TCP, BROOK_PORT_7070_TCP_ADDR, BROOK_PORT_7070_TCP_PORT, "
+          + "BROOK_PORT_7070_TCP_PROTO, BROOK_PORT_7080_TCP, BROOK_PORT_7080_TCP_ADDR, BROOK_PORT_7080_TCP_PORT, "
+          + "BROOK_PORT_7080_TCP_PROTO, BROOK_SERVICE_HOST, BROOK_SERVICE_PORT, BROOK_SERVICE_PORT_GRPC, "
+          + "BROOK_SERVICE_PORT_HTTP\n");
+      assertThat(log.split("service-link", -1)).as("said once").hasSize(2);
+      assertThat(new Wire(broker.channel()).create("linked", 1).getPartitionsCount()).isEqualTo(1);
+    }
+
+    Exec.Result r = runBroker(dir.resolve("data2"), Map.of("BROOK_PORT", "7070"));
+    assertThat(r.exitCode()).as("a service-link name with a value Kubernetes does not set: " + r).isEqualTo(2);
+    assertThat(r.stderr()).contains("unknown environment variable BROOK_PORT: ")
+        .contains("the value '7070' is not what Kubernetes sets");
+  }
+
+  @Test
   void theEffectiveConfigIsLoggedWithWhereEachValueCameFrom() throws Exception {
     Path data = dir.resolve("data");
     Path file = configFile("grpc.threads=3", "read.threads=3", "default.partitions=2");

@@ -3,17 +3,20 @@
 # jar): starts a private dockerd and makes the local JRE base image (scripts/docker-env.sh; nothing
 # can be pulled here), builds deploy/docker/Dockerfile on it, then runs deploy/image-test (Testcontainers:
 # the image used through the Java client, restarted on its volume, the chart's helm test script
-# against it). Stops the dockerd it started, whatever happens.
+# against it, the environment of the chart's pod as `helm template brook deploy/helm/brook` renders
+# it, with helm from scripts/helm-tools.sh). Stops the dockerd it started, whatever happens.
 # Ends with "docker-test: N passed, N failed, N skipped" (test-all's closing line adds it up).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 . scripts/lib.sh
 . scripts/docker-env.sh
+. scripts/helm-tools.sh
 STEP=docker-test
 IMAGE="brook:test-$$"
 passed=0 failed=0 skipped=0
 log="$(mktemp)"
+rendered="$(mktemp --suffix=.yaml)"
 
 finish() {
   local rc=$?
@@ -22,7 +25,7 @@ finish() {
     failed=1
   fi
   docker_down || true
-  rm -f "$log"
+  rm -f "$log" "$rendered"
   echo "docker-test: $passed passed, $failed failed, $skipped skipped"
   [[ $rc -eq 0 && $failed -eq 0 ]] || exit 1
 }
@@ -57,7 +60,7 @@ check "image runs as 10001:10001, entrypoint brook broker, volume /var/lib/brook
 # The Java tests (Maven's reactor builds the client they use; no other module's tests run here).
 image_tests() {
   ./mvnw -B -P image-test -pl protocol,client-java,deploy/image-test verify -Dbrook.image="$IMAGE" \
-    -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false 2>&1 | tee "$log"
+    -Dbrook.chart.rendered="$rendered" -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false 2>&1 | tee "$log"
   return "${PIPESTATUS[0]}"
 }
 if [[ $failed -gt 0 ]]; then
@@ -66,6 +69,14 @@ if [[ $failed -gt 0 ]]; then
   failed=$((failed + 1))
   exit 1
 fi
+
+# The chart as `helm install brook deploy/helm/brook` makes it: ImageIT starts the image with its pod's
+# environment (the service-link variables of its Services included).
+render_chart() {
+  install_helm && "$HELM" template brook deploy/helm/brook -n brook >"$rendered"
+}
+check "helm template brook deploy/helm/brook, for the image test of the chart's pod" render_chart
+
 rc=0
 image_tests || rc=$?
 # Count the image tests as Failsafe reports them.

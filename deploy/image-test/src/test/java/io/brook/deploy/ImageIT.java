@@ -15,8 +15,10 @@ import io.brook.client.producer.ProducerConfig;
 import io.brook.client.producer.ProducerRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -125,6 +127,48 @@ class ImageIT {
     ScriptRun noToken = runTestScript(broker.address(), secure, null);
     assertThat(noToken.exitCode()).as("exit code without a token; output:\n" + noToken.output()).isNotZero();
     assertThat(noToken.output()).contains("no bearer token or client certificate");
+  }
+
+  /**
+   * The pod the chart's StatefulSet makes (release "brook"), started as Kubernetes starts it with
+   * service links on (as before the chart turned them off, or from a manifest of one's own): the
+   * container's environment and properties file from the rendered chart, plus the service-link
+   * variables the kubelet adds for the chart's Services (BROOK_PORT=tcp://..., BROOK_SERVICE_HOST,
+   * ...). The broker must set those aside, become ready and serve.
+   */
+  @Test
+  void startsAndServesWithTheEnvironmentOfTheChartsPod(@TempDir Path tmp) throws Exception {
+    ChartPod pod = ChartPod.rendered();
+    assertThat(pod.serviceNames()).as("the chart's Services").containsExactlyInAnyOrder("brook", "brook-headless");
+    Map<String, String> links = pod.serviceLinks();
+    assertThat(links).as("the client Service's links").containsKeys("BROOK_SERVICE_HOST", "BROOK_SERVICE_PORT",
+        "BROOK_SERVICE_PORT_GRPC", "BROOK_SERVICE_PORT_HTTP", "BROOK_PORT", "BROOK_PORT_7070_TCP",
+        "BROOK_PORT_7070_TCP_PROTO", "BROOK_PORT_7070_TCP_PORT", "BROOK_PORT_7070_TCP_ADDR", "BROOK_PORT_7080_TCP");
+    assertThat(pod.mountPaths()).as("what the pod mounts, which this test provides")
+        .containsExactlyInAnyOrder("/var/lib/brook", "/tmp", "/etc/brook/config");
+
+    Path config = Files.createDirectories(tmp.resolve("config"));
+    Files.writeString(config.resolve("brook.properties"), pod.propertiesFile());
+    Files.setPosixFilePermissions(config.resolve("brook.properties"), PosixFilePermissions.fromString("rw-r--r--"));
+    Files.setPosixFilePermissions(config, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Map<String, String> env = new HashMap<>(links);
+    env.putAll(pod.containerEnv()); // the container's own variables win over links, as in Kubernetes
+    // host network: the listeners stay on the loopback ports BrookContainer picked, not the chart's 0.0.0.0
+    env.remove("BROOK_GRPC_LISTEN");
+    env.remove("BROOK_HTTP_LISTEN");
+    BrookContainer broker = new BrookContainer(IMAGE, volume);
+    broker.withEnv(env).withFileSystemBind(config.toString(), "/etc/brook/config", BindMode.READ_ONLY);
+    start(broker);
+
+    long brookLinks = links.keySet().stream().filter(k -> k.startsWith("BROOK_")).count();
+    assertThat(broker.getLogs()).contains("Ignored " + brookLinks + " Kubernetes service-link variables of "
+        + "Service brook, not broker settings: BROOK_PORT, ");
+    assertThat(broker.httpStatus("/readyz")).isEqualTo(200);
+    try (BrookAdmin admin = BrookAdmin.create(broker.address())) {
+      admin.createTopic(NewTopic.of("orders").withPartitions(1));
+    }
+    List<String> sent = produce(broker.address(), 0, 10);
+    assertThat(consume(broker.address(), "linked", sent.size())).containsExactlyElementsOf(sent);
   }
 
   private <C extends GenericContainer<?>> C start(C container) {

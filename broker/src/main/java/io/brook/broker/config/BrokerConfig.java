@@ -22,9 +22,14 @@ import java.util.stream.Collectors;
  * ({@link ServiceLinks}), which are set aside and named once in the start-up log.
  */
 public final class BrokerConfig {
-  /** BROOK_ variables that are not broker settings: the CLI's and the scripts' own. */
+  /**
+   * BROOK_ variables that are not broker settings: the launcher's, the CLI's, the helm test script's
+   * and the build and perf scripts' own (ProjectVariablesTest finds every one the project reads).
+   */
   static final Set<String> NOT_SETTINGS = Set.of("BROOK_BROKER", "BROOK_CONFIG", "BROOK_JAVA", "BROOK_JAVA_OPTS",
-      "BROOK_HOME", "BROOK_TOOLS_DIR", "BROOK_SKIP_MAVEN", "BROOK_TEST_BUDGET_S", "BROOK_TOKEN");
+      "BROOK_HOME", "BROOK_TOKEN", "BROOK_TOKEN_FILE", "BROOK_TLS_CA", "BROOK_TEST_TOPIC",
+      "BROOK_TOOLS_DIR", "BROOK_SKIP_MAVEN", "BROOK_TEST_BUDGET_S", "BROOK_CACHE", "BROOK_DOCKER_CACHE",
+      "BROOK_BASE_IMAGE", "BROOK_PERF_WORK", "BROOK_PERF_JAVA_OPTS", "BROOK_PERF_SKIP_BUILD");
 
   private final Map<String, Object> values;
   private final Map<String, String> sources;

@@ -8,6 +8,7 @@ import io.brook.broker.groups.GroupMode;
 import io.brook.broker.groups.GroupView;
 import io.brook.broker.groups.OffsetGroup;
 import io.brook.broker.groups.TopicPartition;
+import io.brook.broker.security.Caller;
 import io.brook.broker.topics.TopicName;
 import io.brook.protocol.v1.AlterGroupConfigRequest;
 import io.brook.protocol.v1.AlterGroupConfigResponse;
@@ -89,7 +90,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
       }
       group = groups.offsetGroup(request.getGroup(), true);
       joined = group.join(new OffsetGroup.JoinRequest(request.getMemberId(), request.getClientId(),
-          ClientAddress.current(), request.getTopicsList(), session, rebalance));
+          ClientAddress.current(), request.getTopicsList(), session, rebalance, Caller.principal()));
     } catch (RuntimeException e) {
       out.onError(Errors.toStatus(e));
       return;
@@ -130,7 +131,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
   public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> out) {
     Unary.answer(out, () -> {
       boolean rejoin = groups.offsetGroup(request.getGroup(), false)
-          .heartbeat(request.getMemberId(), request.getGeneration());
+          .heartbeat(request.getMemberId(), request.getGeneration(), Caller.principal());
       return HeartbeatResponse.newBuilder().setRejoin(rejoin).build();
     });
   }
@@ -138,7 +139,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
   @Override
   public void leaveGroup(LeaveGroupRequest request, StreamObserver<LeaveGroupResponse> out) {
     Unary.answer(out, () -> {
-      groups.offsetGroup(request.getGroup(), false).leave(request.getMemberId());
+      groups.offsetGroup(request.getGroup(), false).leave(request.getMemberId(), Caller.principal());
       return LeaveGroupResponse.getDefaultInstance();
     });
   }
@@ -154,7 +155,8 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
             c.getMetadata()));
       }
       CommitOffsetsResponse.Builder b = CommitOffsetsResponse.newBuilder();
-      for (OffsetGroup.CommitOutcome o : group.commit(request.getMemberId(), request.getGeneration(), offsets)) {
+      for (OffsetGroup.CommitOutcome o : group.commit(request.getMemberId(), request.getGeneration(), offsets,
+          Caller.principal())) {
         CommitResult.Builder r = CommitResult.newBuilder().setTopic(o.tp().topic()).setPartition(o.tp().partition());
         if (o.error() != null) {
           r.setErrorCode(Errors.code(o.error().error())).setErrorMessage(o.error().getMessage());

@@ -171,7 +171,8 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
   public void fetchCommittedOffsets(FetchCommittedOffsetsRequest request,
       StreamObserver<FetchCommittedOffsetsResponse> out) {
     Unary.answer(out, () -> {
-      Map<TopicPartition, CommittedOffset> committed = groups.committed(request.getGroup());
+      // Only topics the caller may see (a topic it names needs that permission: MethodRules).
+      Map<TopicPartition, CommittedOffset> committed = groups.committed(request.getGroup(), Caller.visibleTopics());
       FetchCommittedOffsetsResponse.Builder b = FetchCommittedOffsetsResponse.newBuilder();
       if (request.getPartitionsCount() == 0) {
         committed.forEach((tp, co) -> b.addOffsets(committedOffset(tp, co)));
@@ -203,7 +204,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
         default -> throw Errors.invalid("unknown group mode " + request.getModeValue());
       };
       Group g = groups.create(request.getGroup(), mode, request.getConfigMap());
-      return CreateGroupResponse.newBuilder().setGroup(describe(g.describe())).build();
+      return CreateGroupResponse.newBuilder().setGroup(describe(g)).build();
     });
   }
 
@@ -211,7 +212,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
   public void alterGroupConfig(AlterGroupConfigRequest request, StreamObserver<AlterGroupConfigResponse> out) {
     Unary.answer(out, () -> {
       Group g = groups.alterConfig(request.getGroup(), request.getSetMap(), request.getRemoveList());
-      return AlterGroupConfigResponse.newBuilder().setGroup(describe(g.describe())).build();
+      return AlterGroupConfigResponse.newBuilder().setGroup(describe(g)).build();
     });
   }
 
@@ -230,7 +231,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
   @Override
   public void describeGroup(DescribeGroupRequest request, StreamObserver<DescribeGroupResponse> out) {
     Unary.answer(out, () -> DescribeGroupResponse.newBuilder()
-        .setGroup(describe(groups.get(request.getGroup()).describe())).build());
+        .setGroup(describe(groups.get(request.getGroup()))).build());
   }
 
   @Override
@@ -259,7 +260,8 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
         partitions.computeIfAbsent(tps.getTopic(), k -> new ArrayList<>()).addAll(tps.getPartitionsList());
       }
       ResetGroupOffsetsResponse.Builder b = ResetGroupOffsetsResponse.newBuilder();
-      for (GroupManager.ResetOutcome o : groups.reset(request.getGroup(), partitions, to, request.getDryRun())) {
+      for (GroupManager.ResetOutcome o : groups.reset(request.getGroup(), partitions, to, request.getDryRun(),
+          Caller.resettableTopics())) {
         Builder c = io.brook.protocol.v1.CommittedOffset.newBuilder().setTopic(o.tp().topic())
             .setPartition(o.tp().partition());
         if (o.error() != null) {
@@ -279,6 +281,11 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
       groups.delete(request.getGroup());
       return DeleteGroupResponse.getDefaultInstance();
     });
+  }
+
+  /** The group as the caller may see it: its partitions and members' topics only on topics it may see. */
+  private static GroupDescription describe(Group g) {
+    return describe(g.describe().only(Caller.visibleTopics()));
   }
 
   static GroupDescription describe(GroupView v) {

@@ -131,7 +131,10 @@ class GroupVisibilityIT {
     DescribeGroupRequest offsets = DescribeGroupRequest.newBuilder().setGroup("vis-g").build();
     assertThat(partitionTopics(stub(CAROL).describeGroup(offsets).getGroup())).containsExactly("vis-a");
     assertThat(partitionTopics(stub(ROOT).describeGroup(offsets).getGroup())).containsExactly("vis-a", "vis-b");
+  }
 
+  @Test
+  void describeGroupOfAnAckGroupShowsOnlyTheTopicsTheCallerMaySee() {
     DescribeGroupRequest acks = DescribeGroupRequest.newBuilder().setGroup("vis-ack").build();
     GroupDescription carols = stub(CAROL).describeGroup(acks).getGroup();
     assertThat(partitionTopics(carols)).containsExactly("vis-a");
@@ -146,6 +149,10 @@ class GroupVisibilityIT {
   void fetchCommittedOffsetsShowsOnlyTheTopicsTheCallerMaySee() {
     assertThat(topics(stub(CAROL).fetchCommittedOffsets(fetch()).getOffsetsList())).containsExactly("vis-a");
     assertThat(topics(stub(ROOT).fetchCommittedOffsets(fetch()).getOffsetsList())).containsExactly("vis-a", "vis-b");
+  }
+
+  @Test
+  void fetchCommittedOffsetsOfATopicTheCallerMayNotSeeIsRefused() {
     assertThat(stub(CAROL).fetchCommittedOffsets(fetch("vis-a")).getOffsets(0).getOffset()).isEqualTo(1);
     assertThatThrownBy(() -> stub(CAROL).fetchCommittedOffsets(fetch("vis-b")))
         .isInstanceOfSatisfying(StatusRuntimeException.class, GroupVisibilityIT::denied);
@@ -153,9 +160,13 @@ class GroupVisibilityIT {
   }
 
   @Test
-  void resetGroupOffsetsReachesOnlyTheTopicsTheCallerMayConsume() {
+  void resetGroupOffsetsOfEveryPartitionReachesOnlyTheTopicsTheCallerMayConsume() {
     assertThat(topics(stub(DAVE).resetGroupOffsets(reset()).getOffsetsList())).containsExactly("vis-a");
     assertThat(topics(stub(ROOT).resetGroupOffsets(reset()).getOffsetsList())).containsExactly("vis-a", "vis-b");
+  }
+
+  @Test
+  void resetGroupOffsetsOfATopicTheCallerMayNotConsumeIsRefused() {
     assertThat(topics(stub(DAVE).resetGroupOffsets(reset("vis-a")).getOffsetsList())).containsExactly("vis-a");
     assertThatThrownBy(() -> stub(DAVE).resetGroupOffsets(reset("vis-b")))
         .isInstanceOfSatisfying(StatusRuntimeException.class, GroupVisibilityIT::denied);

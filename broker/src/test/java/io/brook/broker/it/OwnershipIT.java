@@ -143,37 +143,68 @@ class OwnershipIT {
     }
   }
 
+  /** Alice's member of a fresh offset-mode group, and the stubs of both principals. */
+  record OffsetMember(String group, JoinGroupRequest join, JoinGroupResponse joined,
+      GroupServiceGrpc.GroupServiceBlockingStub alice, GroupServiceGrpc.GroupServiceBlockingStub bob) {
+    static OffsetMember of(String group) {
+      JoinGroupRequest join = JoinGroupRequest.newBuilder().setGroup(group).setClientId("c").addTopics("own-o")
+          .setSessionTimeoutMs(30_000).setRebalanceTimeoutMs(10_000).build();
+      GroupServiceGrpc.GroupServiceBlockingStub alice = GroupServiceGrpc.newBlockingStub(as(ALICE))
+          .withDeadlineAfter(20, TimeUnit.SECONDS);
+      GroupServiceGrpc.GroupServiceBlockingStub bob = GroupServiceGrpc.newBlockingStub(as(BOB))
+          .withDeadlineAfter(20, TimeUnit.SECONDS);
+      return new OffsetMember(group, join, alice.joinGroup(join), alice, bob);
+    }
+
+    HeartbeatRequest heartbeat() {
+      return HeartbeatRequest.newBuilder().setGroup(group).setMemberId(joined.getMemberId())
+          .setGeneration(joined.getGeneration()).build();
+    }
+
+    /** Alice's member is still there, unchanged by whatever bob tried. */
+    void stillAlices() {
+      assertThat(alice.heartbeat(heartbeat()).getRejoin()).isFalse();
+    }
+  }
+
   @Test
-  void offsetModeMembersAreTheirPrincipals() throws Exception {
-    JoinGroupRequest join = JoinGroupRequest.newBuilder().setGroup("own-g").setClientId("c").addTopics("own-o")
-        .setSessionTimeoutMs(30_000).setRebalanceTimeoutMs(10_000).build();
-    GroupServiceGrpc.GroupServiceBlockingStub alice = GroupServiceGrpc.newBlockingStub(as(ALICE))
-        .withDeadlineAfter(20, TimeUnit.SECONDS);
-    GroupServiceGrpc.GroupServiceBlockingStub bob = GroupServiceGrpc.newBlockingStub(as(BOB))
-        .withDeadlineAfter(20, TimeUnit.SECONDS);
-    JoinGroupResponse joined = alice.joinGroup(join);
-    String member = joined.getMemberId();
-    HeartbeatRequest heartbeat = HeartbeatRequest.newBuilder().setGroup("own-g").setMemberId(member)
-        .setGeneration(joined.getGeneration()).build();
-    CommitOffsetsRequest commit = CommitOffsetsRequest.newBuilder().setGroup("own-g").setMemberId(member)
-        .setGeneration(joined.getGeneration())
+  void heartbeatAsAnotherPrincipalsMemberIsRefused() {
+    OffsetMember m = OffsetMember.of("own-g-heartbeat");
+    assertThatThrownBy(() -> m.bob().heartbeat(m.heartbeat()))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, OwnershipIT::notOwner);
+    m.stillAlices();
+  }
+
+  @Test
+  void commitAsAnotherPrincipalsMemberIsRefused() {
+    OffsetMember m = OffsetMember.of("own-g-commit");
+    CommitOffsetsRequest commit = CommitOffsetsRequest.newBuilder().setGroup(m.group())
+        .setMemberId(m.joined().getMemberId()).setGeneration(m.joined().getGeneration())
         .addOffsets(OffsetCommit.newBuilder().setTopic("own-o").setPartition(0).setOffset(0)).build();
-    LeaveGroupRequest leave = LeaveGroupRequest.newBuilder().setGroup("own-g").setMemberId(member).build();
+    assertThatThrownBy(() -> m.bob().commitOffsets(commit))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, OwnershipIT::notOwner);
+    assertThat(m.alice().commitOffsets(commit).getResults(0).getErrorCodeValue()).isZero();
+  }
 
-    assertThatThrownBy(() -> bob.heartbeat(heartbeat))
+  @Test
+  void rejoinAsAnotherPrincipalsMemberIsRefused() {
+    OffsetMember m = OffsetMember.of("own-g-rejoin");
+    JoinGroupRequest rejoin = m.join().toBuilder().setMemberId(m.joined().getMemberId()).build();
+    assertThatThrownBy(() -> m.bob().joinGroup(rejoin))
         .isInstanceOfSatisfying(StatusRuntimeException.class, OwnershipIT::notOwner);
-    assertThatThrownBy(() -> bob.commitOffsets(commit))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, OwnershipIT::notOwner);
-    assertThatThrownBy(() -> bob.joinGroup(join.toBuilder().setMemberId(member).build()))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, OwnershipIT::notOwner);
-    assertThatThrownBy(() -> bob.leaveGroup(leave))
-        .isInstanceOfSatisfying(StatusRuntimeException.class, OwnershipIT::notOwner);
+    m.stillAlices();
+    assertThat(m.alice().joinGroup(rejoin).getMemberId()).isEqualTo(m.joined().getMemberId());
+  }
 
-    assertThat(alice.heartbeat(heartbeat).getRejoin()).as("bob's calls changed nothing").isFalse();
-    assertThat(alice.commitOffsets(commit).getResults(0).getErrorCodeValue()).isZero();
-    JoinGroupResponse rejoined = alice.joinGroup(join.toBuilder().setMemberId(member).build());
-    assertThat(rejoined.getMemberId()).isEqualTo(member);
-    alice.leaveGroup(leave);
+  @Test
+  void leaveAsAnotherPrincipalsMemberIsRefused() {
+    OffsetMember m = OffsetMember.of("own-g-leave");
+    LeaveGroupRequest leave = LeaveGroupRequest.newBuilder().setGroup(m.group())
+        .setMemberId(m.joined().getMemberId()).build();
+    assertThatThrownBy(() -> m.bob().leaveGroup(leave))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, OwnershipIT::notOwner);
+    m.stillAlices();
+    m.alice().leaveGroup(leave);
   }
 
   static InitProducerResponse init(String token) {
@@ -200,17 +231,26 @@ class OwnershipIT {
   }
 
   @Test
-  void produceUnderAnotherPrincipalsProducerIdIsRefused() throws Exception {
+  void produceUnderAnotherPrincipalsProducerIdIsRefused() {
     InitProducerResponse alices = init(ALICE);
     assertThatThrownBy(() -> ProduceServiceGrpc.newBlockingStub(as(BOB)).produce(idempotent(alices, "own-p", 0, "b")))
         .isInstanceOfSatisfying(StatusRuntimeException.class, OwnershipIT::notOwner);
+    aliceWritesHerSequenceZero(alices);
+  }
 
+  @Test
+  void aProduceStreamUnderAnotherPrincipalsProducerIdIsRefused() throws Exception {
+    InitProducerResponse alices = init(ALICE);
     Recorder<ProduceStreamResponse> answers = new Recorder<>();
     StreamObserver<ProduceStreamRequest> stream = ProduceServiceGrpc.newStub(as(BOB)).produceStream(answers);
     stream.onNext(ProduceStreamRequest.newBuilder().setCorrelationId(1)
         .setRequest(idempotent(alices, "own-p", 0, "b")).build());
     notOwner(endOf(answers));
+    aliceWritesHerSequenceZero(alices);
+  }
 
+  /** Alice's first batch is written, not answered as a duplicate of something bob wrote under her id. */
+  static void aliceWritesHerSequenceZero(InitProducerResponse alices) {
     ProduceResult own = ProduceServiceGrpc.newBlockingStub(as(ALICE)).produce(idempotent(alices, "own-p", 0, "a"))
         .getResults(0);
     assertThat(own.getErrorCodeValue()).as(own.toString()).isZero();

@@ -66,6 +66,22 @@ class ProducerIdsTest {
     assertRefused(() -> ids.checkOwner(5, "alice"), BrokerError.NOT_OWNER, "producer id 5");
   }
 
+  /** A reservation that could not be written hands nothing out: the next one is written first. */
+  @Test
+  void anIdIsNeverHandedOutTwiceWhenItsReservationCouldNotBeWritten() throws Exception {
+    Path tmp = Files.createDirectory(dir.resolve("producer-ids.properties.tmp")); // the write fails
+    ProducerIds ids = new ProducerIds(dir);
+    assertRefused(() -> ids.allocate(null, 0), BrokerError.STORAGE_ERROR, "cannot write");
+    assertRefused(() -> ids.allocate("alice", 0), BrokerError.STORAGE_ERROR, "cannot write");
+    Files.delete(tmp);
+    long open = ids.allocate(null, 0);
+    long alices = ids.allocate("alice", 0);
+    ProducerIds reloaded = new ProducerIds(dir); // as after kill -9
+    assertThat(reloaded.allocate(null, 0)).isNotIn(open, alices);
+    assertThat(reloaded.allocate("alice", 0)).isNotIn(open, alices);
+    assertRefused(() -> reloaded.checkOwner(alices, "bob"), BrokerError.NOT_OWNER, "producer id " + alices);
+  }
+
   /** Expiry counts from the last use, not from the bump: an active producer keeps its epoch and owner. */
   @Test
   void aProducerInUseKeepsItsEpochAndOwnerPastTheExpiration() {

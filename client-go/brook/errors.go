@@ -89,6 +89,8 @@ var codeErrors = map[brookv1.ErrorCode]error{
 	brookv1.ErrorCode_ERROR_CODE_NOT_LEASED:              ErrNotLeased,
 	brookv1.ErrorCode_ERROR_CODE_LEASE_EXPIRED:           ErrLeaseExpired,
 	brookv1.ErrorCode_ERROR_CODE_ALREADY_SETTLED:         ErrAlreadySettled,
+	// Another principal's member or producer id: a permission error like any other.
+	brookv1.ErrorCode_ERROR_CODE_NOT_OWNER: ErrPermissionDenied,
 }
 
 // retriableCodes may succeed later unchanged.

@@ -3,6 +3,7 @@ package io.brook.broker.api;
 import io.brook.broker.delivery.AckMember;
 import io.brook.broker.groups.AckGroup;
 import io.brook.broker.groups.GroupManager;
+import io.brook.broker.security.Caller;
 import io.brook.protocol.v1.AckServiceGrpc;
 import io.brook.protocol.v1.Nack;
 import io.brook.protocol.v1.OffsetRange;
@@ -37,7 +38,7 @@ public final class AckGrpcService extends AckServiceGrpc.AckServiceImplBase {
   public void settle(SettleRequest request, StreamObserver<SettleResponse> out) {
     Unary.answer(out, () -> {
       AckGroup group = groups.ackGroup(request.getGroup(), false);
-      AckMember member = group.member(request.getMemberId());
+      AckMember member = group.member(request.getMemberId(), Caller.principal());
       List<AckGroup.Failure> failures = group.settle(member, ranges(request.getAcksList()),
           nacks(request.getNacksList()), extensions(request.getExtensionsList()));
       SettleResponse.Builder b = SettleResponse.newBuilder();

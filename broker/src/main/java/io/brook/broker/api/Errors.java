@@ -52,6 +52,7 @@ final class Errors {
       case NOT_LEASED -> ErrorCode.ERROR_CODE_NOT_LEASED;
       case LEASE_EXPIRED -> ErrorCode.ERROR_CODE_LEASE_EXPIRED;
       case ALREADY_SETTLED -> ErrorCode.ERROR_CODE_ALREADY_SETTLED;
+      case NOT_OWNER -> ErrorCode.ERROR_CODE_NOT_OWNER;
     };
   }
 
@@ -71,6 +72,7 @@ final class Errors {
       case ILLEGAL_GENERATION -> Status.Code.ABORTED;
       case GROUP_NOT_EMPTY, INCONSISTENT_GROUP_MODE, NOT_LEASED, LEASE_EXPIRED, ALREADY_SETTLED ->
           Status.Code.FAILED_PRECONDITION;
+      case NOT_OWNER -> Status.Code.PERMISSION_DENIED;
     };
   }
 

@@ -8,6 +8,7 @@ import io.brook.broker.groups.GroupMode;
 import io.brook.broker.groups.GroupView;
 import io.brook.broker.groups.OffsetGroup;
 import io.brook.broker.groups.TopicPartition;
+import io.brook.broker.security.Caller;
 import io.brook.broker.topics.TopicName;
 import io.brook.protocol.v1.AlterGroupConfigRequest;
 import io.brook.protocol.v1.AlterGroupConfigResponse;
@@ -89,7 +90,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
       }
       group = groups.offsetGroup(request.getGroup(), true);
       joined = group.join(new OffsetGroup.JoinRequest(request.getMemberId(), request.getClientId(),
-          ClientAddress.current(), request.getTopicsList(), session, rebalance));
+          ClientAddress.current(), request.getTopicsList(), session, rebalance, Caller.principal()));
     } catch (RuntimeException e) {
       out.onError(Errors.toStatus(e));
       return;
@@ -130,7 +131,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
   public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> out) {
     Unary.answer(out, () -> {
       boolean rejoin = groups.offsetGroup(request.getGroup(), false)
-          .heartbeat(request.getMemberId(), request.getGeneration());
+          .heartbeat(request.getMemberId(), request.getGeneration(), Caller.principal());
       return HeartbeatResponse.newBuilder().setRejoin(rejoin).build();
     });
   }
@@ -138,7 +139,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
   @Override
   public void leaveGroup(LeaveGroupRequest request, StreamObserver<LeaveGroupResponse> out) {
     Unary.answer(out, () -> {
-      groups.offsetGroup(request.getGroup(), false).leave(request.getMemberId());
+      groups.offsetGroup(request.getGroup(), false).leave(request.getMemberId(), Caller.principal());
       return LeaveGroupResponse.getDefaultInstance();
     });
   }
@@ -154,7 +155,8 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
             c.getMetadata()));
       }
       CommitOffsetsResponse.Builder b = CommitOffsetsResponse.newBuilder();
-      for (OffsetGroup.CommitOutcome o : group.commit(request.getMemberId(), request.getGeneration(), offsets)) {
+      for (OffsetGroup.CommitOutcome o : group.commit(request.getMemberId(), request.getGeneration(), offsets,
+          Caller.principal())) {
         CommitResult.Builder r = CommitResult.newBuilder().setTopic(o.tp().topic()).setPartition(o.tp().partition());
         if (o.error() != null) {
           r.setErrorCode(Errors.code(o.error().error())).setErrorMessage(o.error().getMessage());
@@ -169,7 +171,8 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
   public void fetchCommittedOffsets(FetchCommittedOffsetsRequest request,
       StreamObserver<FetchCommittedOffsetsResponse> out) {
     Unary.answer(out, () -> {
-      Map<TopicPartition, CommittedOffset> committed = groups.committed(request.getGroup());
+      // Only topics the caller may see (a topic it names needs that permission: MethodRules).
+      Map<TopicPartition, CommittedOffset> committed = groups.committed(request.getGroup(), Caller.visibleTopics());
       FetchCommittedOffsetsResponse.Builder b = FetchCommittedOffsetsResponse.newBuilder();
       if (request.getPartitionsCount() == 0) {
         committed.forEach((tp, co) -> b.addOffsets(committedOffset(tp, co)));
@@ -201,7 +204,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
         default -> throw Errors.invalid("unknown group mode " + request.getModeValue());
       };
       Group g = groups.create(request.getGroup(), mode, request.getConfigMap());
-      return CreateGroupResponse.newBuilder().setGroup(describe(g.describe())).build();
+      return CreateGroupResponse.newBuilder().setGroup(describe(g)).build();
     });
   }
 
@@ -209,7 +212,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
   public void alterGroupConfig(AlterGroupConfigRequest request, StreamObserver<AlterGroupConfigResponse> out) {
     Unary.answer(out, () -> {
       Group g = groups.alterConfig(request.getGroup(), request.getSetMap(), request.getRemoveList());
-      return AlterGroupConfigResponse.newBuilder().setGroup(describe(g.describe())).build();
+      return AlterGroupConfigResponse.newBuilder().setGroup(describe(g)).build();
     });
   }
 
@@ -228,7 +231,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
   @Override
   public void describeGroup(DescribeGroupRequest request, StreamObserver<DescribeGroupResponse> out) {
     Unary.answer(out, () -> DescribeGroupResponse.newBuilder()
-        .setGroup(describe(groups.get(request.getGroup()).describe())).build());
+        .setGroup(describe(groups.get(request.getGroup()))).build());
   }
 
   @Override
@@ -257,7 +260,8 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
         partitions.computeIfAbsent(tps.getTopic(), k -> new ArrayList<>()).addAll(tps.getPartitionsList());
       }
       ResetGroupOffsetsResponse.Builder b = ResetGroupOffsetsResponse.newBuilder();
-      for (GroupManager.ResetOutcome o : groups.reset(request.getGroup(), partitions, to, request.getDryRun())) {
+      for (GroupManager.ResetOutcome o : groups.reset(request.getGroup(), partitions, to, request.getDryRun(),
+          Caller.resettableTopics())) {
         Builder c = io.brook.protocol.v1.CommittedOffset.newBuilder().setTopic(o.tp().topic())
             .setPartition(o.tp().partition());
         if (o.error() != null) {
@@ -277,6 +281,11 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
       groups.delete(request.getGroup());
       return DeleteGroupResponse.getDefaultInstance();
     });
+  }
+
+  /** The group as the caller may see it: its partitions and members' topics only on topics it may see. */
+  private static GroupDescription describe(Group g) {
+    return describe(g.describe().only(Caller.visibleTopics()));
   }
 
   static GroupDescription describe(GroupView v) {

@@ -1,6 +1,7 @@
 package io.brook.broker.api;
 
 import io.brook.broker.disk.DiskGuard;
+import io.brook.broker.security.Caller;
 import io.brook.broker.topics.TopicManager;
 import io.brook.protocol.v1.InitProducerRequest;
 import io.brook.protocol.v1.InitProducerResponse;
@@ -29,12 +30,14 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
   public void initProducer(InitProducerRequest request, StreamObserver<InitProducerResponse> out) {
     InitProducerResponse response;
     try {
+      String caller = Caller.principal();
+      long now = settings.clock().millis();
       if (request.hasProducerId()) {
-        short epoch = settings.producerIds().bump(request.getProducerId(), settings.clock().millis());
+        short epoch = settings.producerIds().bump(request.getProducerId(), caller, now);
         response = InitProducerResponse.newBuilder().setProducerId(request.getProducerId()).setProducerEpoch(epoch)
             .build();
       } else {
-        response = InitProducerResponse.newBuilder().setProducerId(settings.producerIds().allocate())
+        response = InitProducerResponse.newBuilder().setProducerId(settings.producerIds().allocate(caller, now))
             .setProducerEpoch(0).build();
       }
     } catch (RuntimeException e) {
@@ -50,7 +53,7 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
     long arrived = System.nanoTime();
     CompletableFuture<ProduceResponse> answer;
     try {
-      answer = handler.handle(request);
+      answer = handler.forCaller(Caller.principal()).handle(request);
     } catch (RuntimeException e) {
       out.onError(Errors.toStatus(e));
       return;
@@ -68,7 +71,8 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
 
   @Override
   public StreamObserver<ProduceStreamRequest> produceStream(StreamObserver<ProduceStreamResponse> responses) {
-    return new ProduceStream(handler, (ServerCallStreamObserver<ProduceStreamResponse>) responses, maxInflight,
+    return new ProduceStream(handler.forCaller(Caller.principal()),
+        (ServerCallStreamObserver<ProduceStreamResponse>) responses, maxInflight,
         settings.draining(), settings.observer());
   }
 }

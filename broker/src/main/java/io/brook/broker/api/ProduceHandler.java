@@ -35,11 +35,23 @@ final class ProduceHandler {
   private final TopicManager topics;
   private final ApiSettings settings;
   private final DiskGuard disk;
+  /** The principal whose requests these are (null with auth off): it may use only its own producer ids. */
+  private final String caller;
 
   ProduceHandler(TopicManager topics, ApiSettings settings, DiskGuard disk) {
+    this(topics, settings, disk, null);
+  }
+
+  private ProduceHandler(TopicManager topics, ApiSettings settings, DiskGuard disk, String caller) {
     this.topics = topics;
     this.settings = settings;
     this.disk = disk;
+    this.caller = caller;
+  }
+
+  /** This handler for the requests of one principal (a call, or every request of a stream). */
+  ProduceHandler forCaller(String principal) {
+    return principal == null ? this : new ProduceHandler(topics, settings, disk, principal);
   }
 
   /**
@@ -47,7 +59,8 @@ final class ProduceHandler {
    * group-commit force of every partition written for SYNCED.
    *
    * @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT when the request as a whole is malformed
-   * @throws BrokerException NOT_ENOUGH_DISK (RESOURCE_EXHAUSTED) when free disk is already under the threshold
+   * @throws BrokerException NOT_ENOUGH_DISK (RESOURCE_EXHAUSTED) when free disk is already under the threshold,
+   *     NOT_OWNER (PERMISSION_DENIED) for another principal's producer id
    */
   CompletableFuture<ProduceResponse> handle(ProduceRequest request) {
     if (request.getBatchesCount() == 0) {
@@ -58,6 +71,9 @@ final class ProduceHandler {
     }
     if (request.hasProducerId() && (request.getProducerEpoch() < 0 || request.getProducerEpoch() > Short.MAX_VALUE)) {
       throw Errors.invalid("producer_epoch must be 0.." + Short.MAX_VALUE + ", got " + request.getProducerEpoch());
+    }
+    if (request.hasProducerId()) { // another principal's id refuses the request whole, as a missing permission does
+      settings.producerIds().checkOwner(request.getProducerId(), caller);
     }
     disk.check(DiskWrite.PRODUCE); // a disk already low refuses the request whole
     ProduceResponse.Builder response = ProduceResponse.newBuilder();
@@ -125,7 +141,7 @@ final class ProduceHandler {
       throw new BrokerException(BrokerError.INVALID_REQUEST,
           "base_sequence must be >= 0, got " + batch.getBaseSequence());
     }
-    settings.producerIds().checkCurrent(producerId, epoch);
+    settings.producerIds().checkCurrent(producerId, epoch, caller, now);
     Topic topic = topics.get(batch.getTopic());
     Partition p = topic.partition(batch.getPartition());
     ProducerStamp stamp = new ProducerStamp(producerId, epoch, batch.getBaseSequence());

@@ -4,6 +4,7 @@ import io.brook.broker.delivery.AckMember;
 import io.brook.broker.delivery.Delivery;
 import io.brook.broker.groups.AckGroup;
 import io.brook.broker.groups.GroupManager;
+import io.brook.broker.security.Caller;
 import io.brook.protocol.v1.FlowControl;
 import io.brook.protocol.v1.LeasedRecord;
 import io.brook.protocol.v1.LeasedRecords;
@@ -81,7 +82,8 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     groups.checkTopicsExist(first.getTopicsList()); // before the group is created on demand
     AckGroup g = groups.ackGroup(first.getGroup(), true);
     synchronized (g) { // the member id goes out before any record can
-      AckMember m = g.connect(first.getClientId(), first.getTopicsList(), this, fc[0], fc[1], address);
+      AckMember m = g.connect(first.getClientId(), first.getTopicsList(), this, fc[0], fc[1], address,
+          Caller.principal());
       group = g;
       member = m;
       out.onNext(ReceiveResponse.newBuilder().setMemberId(m.id()).build());

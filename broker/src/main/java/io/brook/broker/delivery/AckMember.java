@@ -16,6 +16,8 @@ public final class AckMember {
 
   private final String id;
   private final boolean keepsLeases;
+  /** The principal that made it (null with auth off): only it may take over the stream or settle as it. */
+  private final String owner;
   private Set<String> topics;
   private Sink sink;
   private String address = "";
@@ -25,13 +27,18 @@ public final class AckMember {
   private long leasedBytes;
   private long lastSeenMs;
 
-  public AckMember(String id, boolean keepsLeases) {
+  public AckMember(String id, boolean keepsLeases, String owner) {
     this.id = id;
     this.keepsLeases = keepsLeases;
+    this.owner = owner;
   }
 
   public String id() {
     return id;
+  }
+
+  public String owner() {
+    return owner;
   }
 
   /** True for a member named by the client (client_id): its leases outlive its stream. */

@@ -8,6 +8,7 @@ import io.brook.broker.delivery.Ranges;
 import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.errors.Ownership;
 import io.brook.broker.storage.LogRecord;
 import io.brook.broker.storage.ReadResult;
 import io.brook.broker.topics.Partition;
@@ -79,16 +80,26 @@ public final class AckGroup extends Group {
     return members.values().stream().anyMatch(m -> m.sink() != null) ? GroupState.STABLE : GroupState.EMPTY;
   }
 
-  /** A stream opens: the member (new, or taking over its client id) starts receiving. */
+  /**
+   * A stream opens: the member (new, or taking over its client id) starts receiving. Only the
+   * principal that made a member may take it over; ownership lasts as long as the member (in
+   * memory, like its leases).
+   *
+   * @param owner the caller's principal (null with auth off)
+   * @throws BrokerException NOT_OWNER when another principal's member has this client id
+   */
   public synchronized AckMember connect(String clientId, List<String> topics, AckMember.Sink sink, long maxRecords,
-      long maxBytes, String address) {
+      long maxBytes, String address, String owner) {
     for (String t : topics) {
       ctx.topics().get(t); // UNKNOWN_TOPIC for a topic that does not exist
     }
     long now = ctx.clock().millis();
     AckMember m = clientId.isEmpty() ? null : members.get(clientId);
+    if (m != null) {
+      Ownership.check(m.owner(), owner, memberName(m.id()));
+    }
     if (m == null) {
-      m = new AckMember(clientId.isEmpty() ? "member-" + UUID.randomUUID() : clientId, !clientId.isEmpty());
+      m = new AckMember(clientId.isEmpty() ? "member-" + UUID.randomUUID() : clientId, !clientId.isEmpty(), owner);
       members.put(m.id(), m);
       log.info("Group {}: member {} connected ({} members)", name, m.id(), members.size());
     } else if (m.sink() != null) {
@@ -128,14 +139,23 @@ public final class AckGroup extends Group {
     requestDispatch();
   }
 
-  /** The member with this id (for Settle outside a stream). */
-  public synchronized AckMember member(String memberId) {
+  /**
+   * The member with this id (for Settle outside a stream), if the caller made it.
+   *
+   * @param caller the caller's principal (null with auth off)
+   */
+  public synchronized AckMember member(String memberId, String caller) {
     AckMember m = members.get(memberId);
     if (m == null) {
       throw error(BrokerError.UNKNOWN_MEMBER_ID, "member '" + memberId + "' is not in group '" + name
           + "' (its stream ended and it held no leases, or the broker restarted)");
     }
+    Ownership.check(m.owner(), caller, memberName(memberId));
     return m;
+  }
+
+  private String memberName(String memberId) {
+    return "member '" + memberId + "' of group '" + name + "'";
   }
 
   /** Acks, nacks and extends for a member; answers what did not apply. */

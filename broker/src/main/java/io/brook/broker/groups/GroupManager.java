@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -184,8 +185,21 @@ public final class GroupManager implements AutoCloseable {
     return g;
   }
 
-  /** Committed offsets (ack mode: the lowest unsettled offsets); empty for an unknown group. */
-  public Map<TopicPartition, CommittedOffset> committed(String name) {
+  /**
+   * Committed offsets (ack mode: the lowest unsettled offsets) of the topics a caller may see;
+   * empty for an unknown group.
+   */
+  public Map<TopicPartition, CommittedOffset> committed(String name, Predicate<String> topics) {
+    Map<TopicPartition, CommittedOffset> all = committed(name);
+    if (all.keySet().stream().allMatch(tp -> topics.test(tp.topic()))) {
+      return all;
+    }
+    Map<TopicPartition, CommittedOffset> shown = new TreeMap<>(all);
+    shown.keySet().removeIf(tp -> !topics.test(tp.topic()));
+    return shown;
+  }
+
+  private Map<TopicPartition, CommittedOffset> committed(String name) {
     Group g = find(name);
     if (g instanceof OffsetGroup o) {
       return o.committed();
@@ -212,9 +226,12 @@ public final class GroupManager implements AutoCloseable {
 
   /**
    * Moves committed offsets while the group has no members. {@code partitions} maps topics to
-   * partitions (an empty list: all of the topic); an empty map: every partition the group has.
+   * partitions (an empty list: all of the topic); an empty map: every partition the group has on
+   * the topics the caller may reset ({@code resettable}; the topics a request names are the
+   * caller's to check).
    */
-  public List<ResetOutcome> reset(String name, Map<String, List<Integer>> partitions, ResetTo to, boolean dryRun) {
+  public List<ResetOutcome> reset(String name, Map<String, List<Integer>> partitions, ResetTo to, boolean dryRun,
+      Predicate<String> resettable) {
     Group g = get(name);
     synchronized (g) {
       if (g instanceof OffsetGroup o) {
@@ -224,7 +241,7 @@ public final class GroupManager implements AutoCloseable {
       }
       List<TopicPartition> targets = new ArrayList<>();
       if (partitions.isEmpty()) {
-        targets.addAll(committed(name).keySet());
+        targets.addAll(committed(name, resettable).keySet());
       }
       List<ResetOutcome> outcomes = new ArrayList<>();
       partitions.forEach((topic, list) -> {

@@ -2,6 +2,7 @@ package io.brook.broker.groups;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /** A group as DescribeGroup shows it. */
 public record GroupView(String name, GroupMode mode, GroupState state, int generation, Map<String, String> config,
@@ -18,4 +19,16 @@ public record GroupView(String name, GroupMode mode, GroupState state, int gener
    */
   public record PartitionView(TopicPartition tp, long committed, long logStart, long end, String owner,
       long unsettled, long deadLettered, long redeliveries, long deletedUnsettled) {}
+
+  /**
+   * The view without what it says about other topics (their partitions, and members' assignments
+   * of them): what a caller without a permission on those topics may see.
+   */
+  public GroupView only(Predicate<String> topics) {
+    List<PartitionView> parts = partitions.stream().filter(p -> topics.test(p.tp().topic())).toList();
+    List<Member> ms = members.stream().map(m -> new Member(m.memberId(), m.clientId(), m.address(),
+        m.assignment().stream().filter(tp -> topics.test(tp.topic())).toList(), m.lastHeartbeatMs(),
+        m.leasedRecords(), m.connected())).toList();
+    return new GroupView(name, mode, state, generation, config, ms, parts);
+  }
 }

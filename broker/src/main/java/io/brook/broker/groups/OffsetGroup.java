@@ -3,6 +3,7 @@ package io.brook.broker.groups;
 import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.errors.Ownership;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;
 import java.util.ArrayList;
@@ -38,12 +39,18 @@ public final class OffsetGroup extends Group {
   /** What a member gets when a rebalance completes. */
   public record JoinResult(String memberId, int generation, List<TopicPartition> assignment, int heartbeatIntervalMs) {}
 
-  /** A join request, checked by {@link GroupManager}. */
+  /**
+   * A join request, checked by {@link GroupManager}.
+   *
+   * @param owner the caller's principal (null with auth off)
+   */
   public record JoinRequest(String memberId, String clientId, String address, List<String> topics,
-      long sessionTimeoutMs, long rebalanceTimeoutMs) {}
+      long sessionTimeoutMs, long rebalanceTimeoutMs, String owner) {}
 
   private static final class Member {
     final String id;
+    /** The principal that made it (null with auth off): only it may rejoin, heartbeat, commit or leave as it. */
+    final String owner;
     String clientId;
     String address;
     List<String> topics;
@@ -55,8 +62,9 @@ public final class OffsetGroup extends Group {
     boolean answered;
     List<TopicPartition> assignment = List.of();
 
-    Member(String id) {
+    Member(String id, String owner) {
       this.id = id;
+      this.owner = owner;
     }
   }
 
@@ -89,14 +97,11 @@ public final class OffsetGroup extends Group {
     Member m;
     if (request.memberId().isEmpty()) {
       String prefix = request.clientId().isEmpty() ? "member" : request.clientId();
-      m = new Member(prefix + "-" + UUID.randomUUID());
+      m = new Member(prefix + "-" + UUID.randomUUID(), request.owner());
       members.put(m.id, m);
       log.info("Group {}: member {} joined ({} members)", name, m.id, members.size());
     } else {
-      m = members.get(request.memberId());
-      if (m == null) {
-        throw unknownMember(request.memberId());
-      }
+      m = member(request.memberId(), request.owner());
       if (m.pendingJoin != null) { // a retried join replaces the earlier one
         m.pendingJoin.completeExceptionally(error(BrokerError.ILLEGAL_GENERATION,
             "superseded by a newer JoinGroup of member " + m.id));
@@ -138,12 +143,12 @@ public final class OffsetGroup extends Group {
     }
   }
 
-  /** @return true when a rebalance is under way: the member must rejoin */
-  public synchronized boolean heartbeat(String memberId, int memberGeneration) {
-    Member m = members.get(memberId);
-    if (m == null) {
-      throw unknownMember(memberId);
-    }
+  /**
+   * @param caller the caller's principal (null with auth off)
+   * @return true when a rebalance is under way: the member must rejoin
+   */
+  public synchronized boolean heartbeat(String memberId, int memberGeneration, String caller) {
+    Member m = member(memberId, caller);
     m.lastHeartbeatMs = ctx.clock().millis();
     if (state == GroupState.REBALANCING) {
       return true;
@@ -154,11 +159,9 @@ public final class OffsetGroup extends Group {
     return false;
   }
 
-  public synchronized void leave(String memberId) {
-    Member m = members.remove(memberId);
-    if (m == null) {
-      throw unknownMember(memberId);
-    }
+  public synchronized void leave(String memberId, String caller) {
+    Member m = member(memberId, caller);
+    members.remove(memberId);
     if (m.pendingJoin != null) {
       m.pendingJoin.completeExceptionally(unknownMember(memberId));
     }
@@ -171,17 +174,16 @@ public final class OffsetGroup extends Group {
 
   public record CommitRequest(TopicPartition tp, long offset, String metadata) {}
 
-  public synchronized List<CommitOutcome> commit(String memberId, int memberGeneration, List<CommitRequest> offsets) {
+  /** @param caller the caller's principal (null with auth off): a member commits only as itself */
+  public synchronized List<CommitOutcome> commit(String memberId, int memberGeneration, List<CommitRequest> offsets,
+      String caller) {
     if (memberId.isEmpty() && memberGeneration == 0) {
       if (!members.isEmpty()) {
         throw error(BrokerError.GROUP_NOT_EMPTY, "group '" + name + "' has " + members.size()
             + " members: only a member (member_id and generation) can commit now");
       }
     } else {
-      Member m = members.get(memberId);
-      if (m == null) {
-        throw unknownMember(memberId);
-      }
+      member(memberId, caller);
       if (memberGeneration != generation) {
         throw illegalGeneration(memberGeneration);
       }
@@ -416,6 +418,16 @@ public final class OffsetGroup extends Group {
         m.pendingJoin.completeExceptionally(new BrokerException(BrokerError.UNKNOWN_MEMBER_ID, why));
       }
     }
+  }
+
+  /** The member with this id, if the caller made it. */
+  private Member member(String memberId, String caller) {
+    Member m = members.get(memberId);
+    if (m == null) {
+      throw unknownMember(memberId);
+    }
+    Ownership.check(m.owner, caller, "member '" + memberId + "' of group '" + name + "'");
+    return m;
   }
 
   private BrokerException unknownMember(String memberId) {

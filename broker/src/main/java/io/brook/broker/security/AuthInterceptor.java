@@ -1,6 +1,8 @@
 package io.brook.broker.security;
 
 import com.google.protobuf.Message;
+import io.grpc.Context;
+import io.grpc.Contexts;
 import io.grpc.ForwardingServerCall;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Grpc;
@@ -73,7 +75,9 @@ public final class AuthInterceptor implements ServerInterceptor {
     }
     Principal principal = principals.computeIfAbsent(name, n -> new Principal(n, new Grants(n, rules)));
     GuardedCall<Q, A> guarded = new GuardedCall<>(call, rule, principal);
-    return new GuardedListener<>(next.startCall(guarded, headers), guarded);
+    // The service reads the principal from the context (Caller): ownership and what answers show.
+    Context context = Context.current().withValue(Caller.KEY, principal);
+    return new GuardedListener<>(Contexts.interceptCall(context, guarded, headers, next), guarded);
   }
 
   /** Whether an HTTP request with this Authorization header (or client certificate) is someone. */

@@ -109,7 +109,14 @@ final class MethodRules {
       String missing = need(g, CONSUME, GROUP, r.getGroup());
       return missing != null ? missing : eachTopic(g, CONSUME, r.getOffsetsList(), OffsetCommit::getTopic);
     });
-    rule(GroupServiceGrpc.getFetchCommittedOffsetsMethod(), one(CONSUME, GROUP, FetchCommittedOffsetsRequest::getGroup));
+    rule(GroupServiceGrpc.getFetchCommittedOffsetsMethod(), (g, m) -> { // the answer shows only topics it may see
+      FetchCommittedOffsetsRequest r = (FetchCommittedOffsetsRequest) m;
+      String missing = need(g, CONSUME, GROUP, r.getGroup());
+      for (int i = 0; missing == null && i < r.getPartitionsCount(); i++) {
+        missing = anyOn(g, TOPIC, r.getPartitions(i).getTopic());
+      }
+      return missing;
+    });
     rule(GroupServiceGrpc.getCreateGroupMethod(), (g, m) -> {
       CreateGroupRequest r = (CreateGroupRequest) m;
       String missing = need(g, ADMIN, GROUP, r.getGroup());
@@ -120,7 +127,17 @@ final class MethodRules {
       String missing = need(g, ADMIN, GROUP, r.getGroup());
       return missing != null ? missing : deadLetter(g, r.getSetMap());
     });
-    rule(GroupServiceGrpc.getResetGroupOffsetsMethod(), one(ADMIN, GROUP, ResetGroupOffsetsRequest::getGroup));
+    rule(GroupServiceGrpc.getResetGroupOffsetsMethod(), (g, m) -> { // without topics: those it may reset (Caller)
+      ResetGroupOffsetsRequest r = (ResetGroupOffsetsRequest) m;
+      String missing = need(g, ADMIN, GROUP, r.getGroup());
+      for (int i = 0; missing == null && i < r.getPartitionsCount(); i++) {
+        String topic = r.getPartitions(i).getTopic();
+        if (!g.allows(CONSUME, TOPIC, topic) && !g.allows(ADMIN, TOPIC, topic)) {
+          missing = "consume or admin on topic " + topic;
+        }
+      }
+      return missing;
+    });
     rule(GroupServiceGrpc.getDeleteGroupMethod(), one(ADMIN, GROUP, DeleteGroupRequest::getGroup));
     rule(GroupServiceGrpc.getDescribeGroupMethod(), (g, m) -> {
       String group = ((io.brook.protocol.v1.DescribeGroupRequest) m).getGroup();

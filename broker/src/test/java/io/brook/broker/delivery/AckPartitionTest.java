@@ -11,7 +11,7 @@ class AckPartitionTest {
   final AckMember b = member("b");
 
   static AckMember member(String id) {
-    AckMember m = new AckMember(id, false);
+    AckMember m = new AckMember(id, false, null);
     m.connect(d -> { }, java.util.Set.of("t"), "", 0);
     m.flowControl(100, 1 << 20);
     return m;

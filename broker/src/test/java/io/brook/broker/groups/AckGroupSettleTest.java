@@ -53,7 +53,7 @@ class AckGroupSettleTest {
     groups.recover();
     groups.create("g", GroupMode.ACK, Map.of("auto.offset.reset", "earliest", "max.unsettled.per.partition", "6"));
     group = groups.ackGroup("g", false);
-    member = group.connect("m", List.of("t"), delivered::addAll, 1000, 1 << 20, "test");
+    member = group.connect("m", List.of("t"), delivered::addAll, 1000, 1 << 20, "test", null);
   }
 
   @AfterEach

@@ -15,7 +15,10 @@ import io.brook.protocol.v1.ProduceServiceGrpc;
 import io.brook.protocol.v1.Record;
 import io.brook.protocol.v1.TopicDescription;
 import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
+import io.grpc.Metadata;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.MetadataUtils;
 import io.grpc.protobuf.StatusProto;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,6 +83,13 @@ final class Wire {
       all.addAll(pr.getRecordsList());
       next = pr.getNextOffset();
     }
+  }
+
+  /** The channel with {@code authorization: Bearer <token>} on every call. */
+  static Channel withToken(Channel channel, String token) {
+    Metadata headers = new Metadata();
+    headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + token);
+    return ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
   }
 
   static String reason(StatusRuntimeException e) {

@@ -116,6 +116,8 @@ public final class ErrorMapping {
       case ERROR_CODE_NOT_LEASED -> new NotLeasedException(reason, text, cause);
       case ERROR_CODE_LEASE_EXPIRED -> new LeaseExpiredException(reason, text, cause);
       case ERROR_CODE_ALREADY_SETTLED -> new AlreadySettledException(reason, text, cause);
+      // Another principal's member or producer id: a permission error like any other.
+      case ERROR_CODE_NOT_OWNER -> new AuthorizationException(reason, text, cause);
       default -> new BrookException(reason, text, cause);
     };
   }

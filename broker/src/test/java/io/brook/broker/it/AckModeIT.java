@@ -184,6 +184,24 @@ class AckModeIT {
     awaitSettled("g", 1);
   }
 
+  @Test
+  void aNewStreamOfAMemberEndsItsOlderStreamAbortedWithReasonMemberReplaced() throws Exception {
+    wire.create("t", 1);
+    ackGroup("g");
+    AckStream older = member("g", "worker", 10, "t");
+    assertThat(older.awaitMemberId(10)).isEqualTo("worker");
+    AckStream newer = member("g", "worker", 10, "t");
+    assertThat(newer.awaitMemberId(10)).isEqualTo("worker");
+    // Like every error the broker raises, the takeover names its reason in an ErrorInfo.
+    assertThat(older.awaitEnd(10)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.ABORTED);
+      assertThat(Wire.reason(e)).isEqualTo("MEMBER_REPLACED");
+      assertThat(e.getStatus().getDescription()).contains("'worker'");
+    });
+    wire.produceValues("t", 0, 1, "v");
+    assertThat(newer.next(10_000).offset()).isZero(); // the member goes on in its newer stream
+  }
+
   void awaitEnded(AckStream s) throws InterruptedException {
     assertThat(s.awaitEnd(10)).isNotNull();
   }

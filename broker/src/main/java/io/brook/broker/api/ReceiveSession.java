@@ -52,10 +52,8 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     }
     try {
       if (member == null) {
-        join(request);
-        return;
-      }
-      if (request.hasFlowControl()) {
+        join(request); // then its settles, if any: a member taking over its leases may ack them at once
+      } else if (request.hasFlowControl()) {
         long[] fc = flowControl(request.getFlowControl());
         group.flowControl(member, fc[0], fc[1]);
       }

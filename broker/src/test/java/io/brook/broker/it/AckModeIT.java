@@ -15,6 +15,7 @@ import io.brook.protocol.v1.GroupPartition;
 import io.brook.protocol.v1.GroupServiceGrpc;
 import io.brook.protocol.v1.Header;
 import io.brook.protocol.v1.JoinGroupRequest;
+import io.brook.protocol.v1.ReceiveRequest;
 import io.brook.protocol.v1.Record;
 import io.brook.protocol.v1.SettleFailure;
 import io.brook.protocol.v1.SettleRequest;
@@ -200,6 +201,23 @@ class AckModeIT {
     });
     wire.produceValues("t", 0, 1, "v");
     assertThat(newer.next(10_000).offset()).isZero(); // the member goes on in its newer stream
+  }
+
+  @Test
+  void acksInTheFirstMessageOfAStreamSettleTheLeasesItTakesOver() throws Exception {
+    wire.create("t", 1);
+    ackGroup("g", "ack.timeout.ms", "600000"); // no expiry during the test: only the ack can settle it
+    AckStream a = member("g", "worker", 10, "t");
+    wire.produceValues("t", 0, 1, "v");
+    assertThat(a.next(10_000).offset()).isZero();
+    a.close(); // the member keeps its lease between streams
+    awaitEnded(a);
+    AckStream again = new AckStream(broker.channel(), ReceiveRequest.newBuilder().setGroup("g").addTopics("t")
+        .setClientId("worker").addAcks(AckStream.range("t", 0, 0, 0)).build());
+    streams.add(again);
+    assertThat(again.awaitMemberId(10)).isEqualTo("worker");
+    awaitSettled("g", 1);
+    assertThat(again.failures).isEmpty();
   }
 
   void awaitEnded(AckStream s) throws InterruptedException {

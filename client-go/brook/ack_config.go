@@ -102,7 +102,8 @@ func (o ackOption) applyAckConsumer(c *ackConsumerConfig) { o(c) }
 // the records it received but never returned from Poll. Without it the broker
 // makes an id per stream and hands that stream's leases back when it ends.
 // Two consumers running at once with the same id push each other out: the
-// older one ends, and its Poll returns the broker's ABORTED *BrokerError.
+// older one ends, and its Poll returns the broker's ABORTED *BrokerError
+// (errors.Is ErrMemberReplaced).
 // WithClientID is another thing, a name for people that many clients may
 // share; the Receive stream has no field for it, so the AckConsumer does not
 // send it.

@@ -41,6 +41,8 @@ var (
 	ErrNotLeased             = errors.New("brook: not leased")
 	ErrLeaseExpired          = errors.New("brook: lease expired")
 	ErrAlreadySettled        = errors.New("brook: already settled")
+	// A newer ack consumer with the same member id took this one's member over.
+	ErrMemberReplaced = errors.New("brook: member replaced")
 
 	// gRPC statuses the broker answers without an error code.
 	ErrBrokerUnavailable = errors.New("brook: broker unavailable")
@@ -89,6 +91,7 @@ var codeErrors = map[brookv1.ErrorCode]error{
 	brookv1.ErrorCode_ERROR_CODE_NOT_LEASED:              ErrNotLeased,
 	brookv1.ErrorCode_ERROR_CODE_LEASE_EXPIRED:           ErrLeaseExpired,
 	brookv1.ErrorCode_ERROR_CODE_ALREADY_SETTLED:         ErrAlreadySettled,
+	brookv1.ErrorCode_ERROR_CODE_MEMBER_REPLACED:         ErrMemberReplaced,
 	// Another principal's member or producer id: a permission error like any other.
 	brookv1.ErrorCode_ERROR_CODE_NOT_OWNER: ErrPermissionDenied,
 }

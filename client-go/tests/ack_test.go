@@ -542,8 +542,8 @@ func TestAckErrorsThatEndTheConsumerAreReturnedByPoll(t *testing.T) {
 	ackAwaitMember(t, newer)
 	err := ackPollUntilError(t, older)
 	var be *brook.BrokerError
-	if !errors.As(err, &be) || be.GRPCCode != codes.Aborted {
-		t.Errorf("the older consumer with the same member id: %v, want ABORTED", err)
+	if !errors.As(err, &be) || be.GRPCCode != codes.Aborted || !errors.Is(err, brook.ErrMemberReplaced) {
+		t.Errorf("the older consumer with the same member id: %v, want ABORTED, MEMBER_REPLACED", err)
 	}
 	if err := newer.Flush(ackCtx(t)); err != nil {
 		t.Errorf("the newer consumer: %v", err)

@@ -90,6 +90,10 @@ const (
 	ErrorCode_ERROR_CODE_LEASE_EXPIRED ErrorCode = 37
 	// Ack mode: the record is settled already (acked, or dead-lettered).
 	ErrorCode_ERROR_CODE_ALREADY_SETTLED ErrorCode = 38
+	// Ack mode: a newer Receive stream with the same client_id took this member over, and this
+	// stream ended (gRPC ABORTED). Its leases now belong to the newer stream; connecting again with
+	// the same client_id would take them back.
+	ErrorCode_ERROR_CODE_MEMBER_REPLACED ErrorCode = 39
 	// With auth on: the call names a group member (member_id, or an ack-mode client_id) or an
 	// idempotent producer id that another principal made; only that principal may act as it
 	// (gRPC PERMISSION_DENIED). Use a client_id or producer id of your own.
@@ -123,6 +127,7 @@ var (
 		36: "ERROR_CODE_NOT_LEASED",
 		37: "ERROR_CODE_LEASE_EXPIRED",
 		38: "ERROR_CODE_ALREADY_SETTLED",
+		39: "ERROR_CODE_MEMBER_REPLACED",
 		40: "ERROR_CODE_NOT_OWNER",
 	}
 	ErrorCode_value = map[string]int32{
@@ -150,6 +155,7 @@ var (
 		"ERROR_CODE_NOT_LEASED":              36,
 		"ERROR_CODE_LEASE_EXPIRED":           37,
 		"ERROR_CODE_ALREADY_SETTLED":         38,
+		"ERROR_CODE_MEMBER_REPLACED":         39,
 		"ERROR_CODE_NOT_OWNER":               40,
 	}
 )
@@ -185,7 +191,7 @@ var File_brook_v1_errors_proto protoreflect.FileDescriptor
 
 const file_brook_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x15brook/v1/errors.proto\x12\bbrook.v1*\xba\x06\n" +
+	"\x15brook/v1/errors.proto\x12\bbrook.v1*\xda\x06\n" +
 	"\tErrorCode\x12\x1a\n" +
 	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18ERROR_CODE_UNKNOWN_TOPIC\x10\x01\x12 \n" +
@@ -211,7 +217,8 @@ const file_brook_v1_errors_proto_rawDesc = "" +
 	"\"ERROR_CODE_INCONSISTENT_GROUP_MODE\x10#\x12\x19\n" +
 	"\x15ERROR_CODE_NOT_LEASED\x10$\x12\x1c\n" +
 	"\x18ERROR_CODE_LEASE_EXPIRED\x10%\x12\x1e\n" +
-	"\x1aERROR_CODE_ALREADY_SETTLED\x10&\x12\x18\n" +
+	"\x1aERROR_CODE_ALREADY_SETTLED\x10&\x12\x1e\n" +
+	"\x1aERROR_CODE_MEMBER_REPLACED\x10'\x12\x18\n" +
 	"\x14ERROR_CODE_NOT_OWNER\x10(B%\n" +
 	"\x14io.brook.protocol.v1B\vErrorsProtoP\x01b\x06proto3"
 

@@ -52,6 +52,7 @@ final class Errors {
       case NOT_LEASED -> ErrorCode.ERROR_CODE_NOT_LEASED;
       case LEASE_EXPIRED -> ErrorCode.ERROR_CODE_LEASE_EXPIRED;
       case ALREADY_SETTLED -> ErrorCode.ERROR_CODE_ALREADY_SETTLED;
+      case MEMBER_REPLACED -> ErrorCode.ERROR_CODE_MEMBER_REPLACED;
       case NOT_OWNER -> ErrorCode.ERROR_CODE_NOT_OWNER;
     };
   }
@@ -69,7 +70,7 @@ final class Errors {
       case UNKNOWN_PRODUCER_ID -> Status.Code.FAILED_PRECONDITION;
       case UNKNOWN_GROUP, UNKNOWN_MEMBER_ID -> Status.Code.NOT_FOUND;
       case GROUP_EXISTS -> Status.Code.ALREADY_EXISTS;
-      case ILLEGAL_GENERATION -> Status.Code.ABORTED;
+      case ILLEGAL_GENERATION, MEMBER_REPLACED -> Status.Code.ABORTED;
       case GROUP_NOT_EMPTY, INCONSISTENT_GROUP_MODE, NOT_LEASED, LEASE_EXPIRED, ALREADY_SETTLED ->
           Status.Code.FAILED_PRECONDITION;
       case NOT_OWNER -> Status.Code.PERMISSION_DENIED;

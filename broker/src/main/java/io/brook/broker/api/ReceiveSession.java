@@ -2,6 +2,7 @@ package io.brook.broker.api;
 
 import io.brook.broker.delivery.AckMember;
 import io.brook.broker.delivery.Delivery;
+import io.brook.broker.errors.BrokerException;
 import io.brook.broker.groups.AckGroup;
 import io.brook.broker.groups.GroupManager;
 import io.brook.broker.security.Caller;
@@ -33,7 +34,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
   private volatile boolean ended;
   private final Draining draining;
   /** Also before the first request joined a group, which the groups' own close would miss. */
-  private final Runnable drain = () -> close("the broker is shutting down: reconnect and resume", true);
+  private final Runnable drain = () -> shutDown("the broker is shutting down: reconnect and resume");
 
   ReceiveSession(GroupManager groups, ServerCallStreamObserver<ReceiveResponse> out, String address,
       Draining draining) {
@@ -52,10 +53,8 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     }
     try {
       if (member == null) {
-        join(request);
-        return;
-      }
-      if (request.hasFlowControl()) {
+        join(request); // then its settles, if any: a member taking over its leases may ack them at once
+      } else if (request.hasFlowControl()) {
         long[] fc = flowControl(request.getFlowControl());
         group.flowControl(member, fc[0], fc[1]);
       }
@@ -127,8 +126,13 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
   }
 
   @Override
-  public void close(String why, boolean retry) {
-    fail((retry ? Status.UNAVAILABLE : Status.ABORTED).withDescription(why).asRuntimeException());
+  public void replaced(BrokerException why) {
+    fail(Errors.toStatus(why)); // ABORTED, with its ErrorInfo like every other error of the broker
+  }
+
+  @Override
+  public void shutDown(String why) {
+    fail(Status.UNAVAILABLE.withDescription(why).asRuntimeException());
   }
 
   private void fail(RuntimeException status) {

@@ -68,7 +68,7 @@ public final class BrokerKeys {
       "30000", s -> Parsers.longAtLeast(s, 10), "How often retention.ms and retention.bytes are applied: whole "
       + "segments past them are deleted in the background.", false);
   public static final ConfigKey<Integer> DEFAULT_MAX_MESSAGE_BYTES = new ConfigKey<>("default.max.message.bytes",
-      String.valueOf(1 << 20), Parsers::positiveInt, "max.message.bytes of topics created without one.", false);
+      String.valueOf(1 << 20), Parsers::positiveInt, "max.message.bytes of topics created without one (a record's key + value + header names and values).", false);
 
   public static final ConfigKey<Long> GROUP_MIN_SESSION_TIMEOUT_MS = new ConfigKey<>(
       "group.min.session.timeout.ms", "6000", s -> Parsers.longAtLeast(s, 100),

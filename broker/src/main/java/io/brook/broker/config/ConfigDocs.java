@@ -31,7 +31,7 @@ public final class ConfigDocs {
         "segment length, one of `1s` (tests), `5m`, `10m`, `20m`, `30m`, `1h`, `2h`, `4h`, `6h`, `1d`, `1w`; "
             + "fixed at creation"});
     TOPIC_KEYS.put(TopicConfig.MAX_MESSAGE_BYTES, new String[] {"`default.max.message.bytes`",
-        "largest record the topic takes"});
+        "largest record the topic takes, counted as key + value + header names and values"});
     TOPIC_KEYS.put(TopicConfig.TIMESTAMP_TYPE, new String[] {"`CreateTime`",
         "`CreateTime` (the producer's timestamp) or `LogAppendTime` (the broker's)"});
     GROUP_KEYS.put(GroupConfig.ACK_TIMEOUT_MS, new String[] {"`30000`",

@@ -25,5 +25,6 @@ public enum BrokerError {
   NOT_LEASED,
   LEASE_EXPIRED,
   ALREADY_SETTLED,
+  MEMBER_REPLACED,
   NOT_OWNER
 }

@@ -105,7 +105,8 @@ public final class AckGroup extends Group {
     } else if (m.sink() != null) {
       log.info("Group {}: a new stream of member {} replaces its previous one", name, m.id());
       if (m.sink() instanceof Closeable c) {
-        c.close("replaced by a newer stream of member '" + m.id() + "'", false);
+        c.replaced(error(BrokerError.MEMBER_REPLACED, "a newer Receive stream with client_id '" + m.id() + "' (from "
+            + address + ") took over this member of group '" + name + "' and its leases"));
       }
     }
     m.connect(sink, Set.copyOf(topics), address, now);
@@ -675,14 +676,17 @@ public final class AckGroup extends Group {
   synchronized void closeMembers(String why) {
     new ArrayList<>(members.values()).forEach(m -> { // closing a stream may remove its member
       if (m.sink() instanceof Closeable c) {
-        c.close(why, true);
+        c.shutDown(why);
       }
     });
   }
 
-  /** A sink that can be told to end its stream (the broker stops, the group is deleted). */
+  /** A sink that can be told to end its stream. */
   public interface Closeable {
-    /** @param retry the member should connect again (the broker stops), rather than give up */
-    void close(String why, boolean retry);
+    /** A newer stream of the same member took over: this one ends for good, with that error. */
+    void replaced(BrokerException why);
+
+    /** The broker stops: the member should connect again. */
+    void shutDown(String why);
   }
 }

@@ -15,6 +15,7 @@ import io.brook.protocol.v1.GroupPartition;
 import io.brook.protocol.v1.GroupServiceGrpc;
 import io.brook.protocol.v1.Header;
 import io.brook.protocol.v1.JoinGroupRequest;
+import io.brook.protocol.v1.ReceiveRequest;
 import io.brook.protocol.v1.Record;
 import io.brook.protocol.v1.SettleFailure;
 import io.brook.protocol.v1.SettleRequest;
@@ -182,6 +183,41 @@ class AckModeIT {
     assertThat(stolen.getFailures(0).getErrorCode()).isEqualTo(ErrorCode.ERROR_CODE_NOT_LEASED);
     b.ack(List.of(again));
     awaitSettled("g", 1);
+  }
+
+  @Test
+  void aNewStreamOfAMemberEndsItsOlderStreamAbortedWithReasonMemberReplaced() throws Exception {
+    wire.create("t", 1);
+    ackGroup("g");
+    AckStream older = member("g", "worker", 10, "t");
+    assertThat(older.awaitMemberId(10)).isEqualTo("worker");
+    AckStream newer = member("g", "worker", 10, "t");
+    assertThat(newer.awaitMemberId(10)).isEqualTo("worker");
+    // Like every error the broker raises, the takeover names its reason in an ErrorInfo.
+    assertThat(older.awaitEnd(10)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.ABORTED);
+      assertThat(Wire.reason(e)).isEqualTo("MEMBER_REPLACED");
+      assertThat(e.getStatus().getDescription()).contains("'worker'");
+    });
+    wire.produceValues("t", 0, 1, "v");
+    assertThat(newer.next(10_000).offset()).isZero(); // the member goes on in its newer stream
+  }
+
+  @Test
+  void acksInTheFirstMessageOfAStreamSettleTheLeasesItTakesOver() throws Exception {
+    wire.create("t", 1);
+    ackGroup("g", "ack.timeout.ms", "600000"); // no expiry during the test: only the ack can settle it
+    AckStream a = member("g", "worker", 10, "t");
+    wire.produceValues("t", 0, 1, "v");
+    assertThat(a.next(10_000).offset()).isZero();
+    a.close(); // the member keeps its lease between streams
+    awaitEnded(a);
+    AckStream again = new AckStream(broker.channel(), ReceiveRequest.newBuilder().setGroup("g").addTopics("t")
+        .setClientId("worker").addAcks(AckStream.range("t", 0, 0, 0)).build());
+    streams.add(again);
+    assertThat(again.awaitMemberId(10)).isEqualTo("worker");
+    awaitSettled("g", 1);
+    assertThat(again.failures).isEmpty();
   }
 
   void awaitEnded(AckStream s) throws InterruptedException {

@@ -41,6 +41,12 @@ final class AckStream implements AutoCloseable {
   volatile String memberId;
 
   AckStream(Channel channel, String group, String clientId, long maxOutstanding, String... topics) {
+    this(channel, ReceiveRequest.newBuilder().setGroup(group).addAllTopics(List.of(topics)).setClientId(clientId)
+        .setFlowControl(FlowControl.newBuilder().setMaxOutstandingRecords(maxOutstanding)).build());
+  }
+
+  /** A stream whose first message is {@code first} as it is. */
+  AckStream(Channel channel, ReceiveRequest first) {
     requests = AckServiceGrpc.newStub(channel).receive(new StreamObserver<>() {
       @Override
       public void onNext(ReceiveResponse r) {
@@ -67,8 +73,7 @@ final class AckStream implements AutoCloseable {
       }
     });
     synchronized (this) {
-      requests.onNext(ReceiveRequest.newBuilder().setGroup(group).addAllTopics(List.of(topics)).setClientId(clientId)
-          .setFlowControl(FlowControl.newBuilder().setMaxOutstandingRecords(maxOutstanding)).build());
+      requests.onNext(first);
     }
   }
 

@@ -186,6 +186,26 @@ class BadInputIT {
   }
 
   @Test
+  void maxMessageBytesCountsKeyValueAndHeaders() {
+    wire.admin.createTopic(CreateTopicRequest.newBuilder().setName("counted").setPartitions(1)
+        .putConfig("max.message.bytes", "100").build());
+    // key "kkkk" (4) + value + header "ab" = "cd" (2 + 2): 100 bytes fit, 101 do not, as API.md §1.5 says
+    ProduceResponse r = wire.produce.produce(ProduceRequest.newBuilder()
+        .addBatches(ProduceBatch.newBuilder().setTopic("counted").setPartition(0).addRecords(headed(92)))
+        .addBatches(ProduceBatch.newBuilder().setTopic("counted").setPartition(0).addRecords(headed(93)))
+        .build());
+    assertThat(r.getResults(0).getErrorCode()).isEqualTo(ErrorCode.ERROR_CODE_UNSPECIFIED);
+    assertThat(r.getResults(1).getErrorCode()).isEqualTo(ErrorCode.ERROR_CODE_RECORD_TOO_LARGE);
+    assertThat(r.getResults(1).getErrorMessage()).contains("is 101 bytes");
+  }
+
+  private static Record headed(int valueBytes) {
+    return Record.newBuilder().setKey(ByteString.copyFromUtf8("kkkk")).setValue(ByteString.copyFrom(new byte[valueBytes]))
+        .addHeaders(io.brook.protocol.v1.Header.newBuilder().setKey("ab").setValue(ByteString.copyFromUtf8("cd")))
+        .build();
+  }
+
+  @Test
   void malformedRequestsFailWholeWithInvalidArgument() {
     assertStatus(() -> wire.produce.produce(ProduceRequest.getDefaultInstance()), Status.Code.INVALID_ARGUMENT,
         "INVALID_REQUEST", "at least one batch");

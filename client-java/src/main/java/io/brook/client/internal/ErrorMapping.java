@@ -18,6 +18,7 @@ import io.brook.client.errors.InvalidRecordException;
 import io.brook.client.errors.InvalidRequestException;
 import io.brook.client.errors.LeaseExpiredException;
 import io.brook.client.errors.LimitExceededException;
+import io.brook.client.errors.MemberReplacedException;
 import io.brook.client.errors.NotEnoughDiskException;
 import io.brook.client.errors.NotLeasedException;
 import io.brook.client.errors.OffsetOutOfRangeException;
@@ -116,6 +117,7 @@ public final class ErrorMapping {
       case ERROR_CODE_NOT_LEASED -> new NotLeasedException(reason, text, cause);
       case ERROR_CODE_LEASE_EXPIRED -> new LeaseExpiredException(reason, text, cause);
       case ERROR_CODE_ALREADY_SETTLED -> new AlreadySettledException(reason, text, cause);
+      case ERROR_CODE_MEMBER_REPLACED -> new MemberReplacedException(reason, text, cause);
       // Another principal's member or producer id: a permission error like any other.
       case ERROR_CODE_NOT_OWNER -> new AuthorizationException(reason, text, cause);
       default -> new BrookException(reason, text, cause);

@@ -15,8 +15,10 @@ import io.brook.client.admin.NewGroup;
 import io.brook.client.errors.AlreadySettledException;
 import io.brook.client.errors.InconsistentGroupModeException;
 import io.brook.client.errors.LeaseExpiredException;
+import io.brook.client.errors.MemberReplacedException;
 import io.brook.client.errors.UnknownTopicException;
 import io.brook.protocol.v1.AckServiceGrpc;
+import io.brook.protocol.v1.DescribeGroupRequest;
 import io.brook.protocol.v1.GroupServiceGrpc;
 import io.brook.protocol.v1.JoinGroupRequest;
 import io.brook.protocol.v1.Record;
@@ -393,6 +395,36 @@ class AckConsumerIT {
         wrongMode.poll(Duration.ofMillis(100));
       }
     }).isInstanceOf(InconsistentGroupModeException.class);
+  }
+
+  @Test
+  void aSecondConsumerWithTheSameClientIdEndsTheFirstWithMemberReplaced() throws Exception {
+    data.createTopic("t", 1);
+    ackGroup("g");
+    AckConsumer<String, String> older = consumer(config("g", "t").clientId("worker").build());
+    awaitConnected("g", "worker", older);
+    AckConsumer<String, String> newer = consumer(config("g", "t").clientId("worker").build());
+    newer.poll(Duration.ofMillis(100));
+    assertThatThrownBy(() -> {
+      for (int i = 0; i < 100; i++) {
+        older.poll(Duration.ofMillis(100));
+      }
+    }).isInstanceOf(MemberReplacedException.class).hasMessageContaining("'worker'");
+    data.produceValues("t", 0, 1, "v");
+    assertThat(take(newer, 1)).hasSize(1); // the member goes on in the newer consumer
+  }
+
+  /** Polls until the group shows the member with a stream open. */
+  void awaitConnected(String group, String member, AckConsumer<String, String> c) {
+    for (int i = 0; i < 100; i++) {
+      c.poll(Duration.ofMillis(100));
+      if (GroupServiceGrpc.newBlockingStub(broker.channel()).withDeadlineAfter(30, TimeUnit.SECONDS)
+          .describeGroup(DescribeGroupRequest.newBuilder().setGroup(group).build()).getGroup().getMembersList()
+          .stream().anyMatch(m -> m.getMemberId().equals(member) && m.getConnected())) {
+        return;
+      }
+    }
+    throw new AssertionError("member " + member + " of group " + group + " never connected");
   }
 
   @Test

@@ -306,17 +306,12 @@ class AckConsumerIT {
   }
 
   /**
-   * Holds, until released, the first settle message that a thread named {@code holder} sends on a
-   * Receive stream: a send slow on the wire, while other threads settle and close.
+   * Holds, until released, the first message that the consumer's own thread (the timer that sends
+   * buffered settles) sends on a Receive stream: a send slow on the wire.
    */
   static final class HeldSend implements ClientInterceptor {
-    final String holder;
     final CountDownLatch held = new CountDownLatch(1);
     final CountDownLatch release = new CountDownLatch(1);
-
-    HeldSend(String holder) {
-      this.holder = holder;
-    }
 
     @Override
     public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
@@ -327,7 +322,7 @@ class AckConsumerIT {
       return new ForwardingClientCall.SimpleForwardingClientCall<>(call) {
         @Override
         public void sendMessage(Q message) {
-          if (Thread.currentThread().getName().equals(holder) && held.getCount() > 0) {
+          if (Thread.currentThread().getName().startsWith("brook-ack-consumer-") && held.getCount() > 0) {
             held.countDown();
             try {
               release.await(30, TimeUnit.SECONDS);
@@ -342,31 +337,33 @@ class AckConsumerIT {
   }
 
   /**
-   * The background sender may have taken settles out of the queue and be about to send them when
-   * close half-closes the stream: those settles must still reach the broker. Here a worker's full
-   * batch is slow on the wire, the timer takes the next acks meanwhile, and close runs: five rounds
-   * of acking 9 records and closing, after which none of the 9 comes again.
+   * Another thread may have taken settles out of the queue and be about to send them when close
+   * half-closes the stream: those settles must still reach the broker. Here the timer's send is slow
+   * on the wire; meanwhile a worker fills a batch (its ack sends it) and close runs. Five rounds of
+   * acking 6 records and closing, after which none of the 6 comes again. (Before the fix the worker
+   * took its batch, close found nothing to send and half-closed the stream first, and the worker put
+   * the batch back, never to be sent.)
    */
   @Test
-  void acksTakenByTheBackgroundSenderWhenCloseRunsAreNotLost() throws Exception {
+  void acksTakenByAnotherSenderWhenCloseRunsAreNotLost() throws Exception {
     for (int round = 0; round < 5; round++) {
       String topic = "t" + round;
       String group = "g" + round;
       data.createTopic(topic, 1);
       ackGroup(group);
       data.produceValues(topic, 0, 20, "v");
-      HeldSend slow = new HeldSend("ack-worker");
+      HeldSend slow = new HeldSend();
       ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", broker.port()).usePlaintext()
           .intercept(slow).build();
       ConcurrentLinkedQueue<SettleFailure> failures = new ConcurrentLinkedQueue<>();
       try {
         AckConsumer<String, String> c = AckConsumer.ofStrings(config(group, topic).channel(channel).ackMaxBatch(5)
-            .ackFlushInterval(Duration.ofMillis(1)).settleFailureHandler(failures::add).build());
+            .ackFlushInterval(Duration.ofMillis(20)).settleFailureHandler(failures::add).build());
         List<AckRecord<String, String>> got = take(c, 20);
-        Thread worker = new Thread(() -> got.subList(0, 5).forEach(c::ack), "ack-worker"); // the 5th sends
+        c.ack(got.get(0)); // the timer sends it, slowly
+        assertThat(slow.held.await(30, TimeUnit.SECONDS)).as("the timer's settle message is on its way").isTrue();
+        Thread worker = new Thread(() -> got.subList(1, 6).forEach(c::ack), "worker"); // the 5th sends the batch
         worker.start();
-        assertThat(slow.held.await(30, TimeUnit.SECONDS)).as("the worker's settle message is on its way").isTrue();
-        got.subList(5, 9).forEach(c::ack); // below the batch: the timer takes them
         Thread.sleep(100);
         Thread closer = new Thread(c::close, "closer");
         closer.start();
@@ -381,10 +378,10 @@ class AckConsumerIT {
       }
       assertThat(failures).as("settle failures").isEmpty();
       AckConsumer<String, String> next = consumer(config(group, topic).build());
-      List<AckRecord<String, String>> again = take(next, 11); // 9..19 were never acked: handed back at close
+      List<AckRecord<String, String>> again = take(next, 14); // 6..19 were never acked: handed back at close
       again.addAll(next.poll(Duration.ofMillis(500)));
       assertThat(again).extracting(AckRecord::offset).as("round %d: delivered again", round)
-          .containsExactlyInAnyOrderElementsOf(LongStream.range(9, 20).boxed().toList());
+          .containsExactlyInAnyOrderElementsOf(LongStream.range(6, 20).boxed().toList());
       next.close();
     }
   }

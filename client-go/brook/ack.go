@@ -73,12 +73,18 @@ type AckConsumer struct {
 	changed   chan struct{} // closed and replaced when stream, member id or fatal change
 	fatal     error
 	streamSeq uint64
+	// closeErrs: refusals that arrive once Close started, which Close returns
+	// instead of giving them to the handler.
+	closeErrs []error
 
 	inboxSignal chan struct{} // one token: records may be waiting
 	fatalCh     chan struct{} // closed when fatal is set
 	closed      atomic.Bool
 	closedCh    chan struct{} // closed when Close starts
-	flushKick   chan struct{} // one token: send what is waiting now
+	// lastStream: Close ends the stream now; a stream that ends is not opened
+	// again (until then Close may wait for one).
+	lastStream atomic.Bool
+	flushKick  chan struct{} // one token: send what is waiting now
 
 	runCtx      context.Context
 	runCancel   context.CancelFunc
@@ -94,6 +100,7 @@ type ackStream struct {
 	id       uint64
 	cs       grpc.BidiStreamingClient[brookv1.ReceiveRequest, brookv1.ReceiveResponse]
 	done     chan struct{} // closed when the stream ended
+	err      error         // how it ended (nil: the broker completed it); read after done
 	memberID string        // guarded by AckConsumer.mu; set once
 
 	sendMu     sync.Mutex
@@ -301,23 +308,45 @@ func (c *AckConsumer) Stats() AckStats {
 	}
 }
 
-// Close sends the queued settles (in one Settle call, whose refusals it
-// returns), ends the stream and waits until the broker has ended it, then
-// stops every goroutine of the consumer and closes the connection it made
-// (not one given with WithConn). ctx bounds the waits for the broker. Records
-// polled and not settled are handed back by the broker when the stream ends;
-// with WithAckMemberID they stay leased until their leases run out instead,
-// and Close nacks the records received but never returned by Poll. Settles
-// that could not be sent (no stream) are reported in the error; those records
-// are delivered again. Close after Close returns nil. Give ctx a deadline:
-// a broker that stops answering would otherwise hold Close until the
-// connection's keepalive gives up.
+// Close sends every settle queued before it, ends the stream, waits until
+// the broker has applied them, then stops every goroutine of the consumer and
+// closes the connection it made (not one given with WithConn). ctx bounds the
+// waits for the broker; a ctx without a deadline gets one of 30 s.
+//
+// The last settles go on the stream, and the stream's clean end confirms
+// every settle sent on it. Without WithAckMemberID they need a stream whose
+// member holds the records: while the stream is being opened again (the
+// broker restarts, the connection dropped) Close waits for it until ctx ends.
+// With WithAckMemberID they go in a Settle call when no stream is open.
+//
+// Close returns nil when the broker applied every settle queued before it.
+// Otherwise its error (an errors.Join) holds one *SettleError per offset
+// range not applied (brook.SettleErrors lists them): refused by the broker
+// (errors.Is(err, ErrLeaseExpired) and the like), not sent
+// (ErrSettleNotSent: no stream before ctx ended, or an error ended the
+// consumer; those records are delivered again), or sent without the broker
+// confirming it (ErrSettleOutcomeUnknown: the stream or call failed first).
+// Refusals that arrive while Close runs are returned, not given to
+// WithAckFailureHandler. Settles sent in the background before Close are
+// confirmed by the same end of the stream; as with any broken stream, those
+// sent just before it broke may be lost unreported (at least once).
+//
+// Records polled and not settled are handed back by the broker when the
+// stream ends; with WithAckMemberID they stay leased until their leases run
+// out instead, and Close nacks the records received but never returned by
+// Poll. Close after Close returns nil.
 func (c *AckConsumer) Close(ctx context.Context) error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	close(c.closedCh)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, ackDefaultCloseTimeout)
+		defer cancel()
+	}
 	var errs []error
+	// The flusher stops first: from here on only Close sends settles.
 	select {
 	case <-c.flusherDone:
 	case <-ctx.Done():
@@ -327,27 +356,14 @@ func (c *AckConsumer) Close(ctx context.Context) error {
 		<-c.flusherDone
 		errs = append(errs, fmt.Errorf("brook: ack consumer close: the broker read nothing: %w", ctx.Err()))
 	}
-	c.mu.Lock()
-	s := c.stream
-	member := ""
-	if s != nil {
-		member = s.memberID
-	}
-	c.mu.Unlock()
-	if s != nil {
-		if member != "" && c.pending.size() > 0 {
-			errs = append(errs, c.settleNow(ctx, member))
-		}
-		s.closeSend()
-		select {
-		case <-s.done:
-		case <-ctx.Done():
-			errs = append(errs, fmt.Errorf("brook: ack consumer close: the broker did not end the stream: %w", ctx.Err()))
-		}
-	}
-	c.runCancel()
+	ended, err := c.endStream(ctx)
+	errs = append(errs, err)
+	c.runCancel() // no stream is opened again
 	<-c.runDone
-	errs = append(errs, c.handBack(ctx))
+	errs = append(errs, c.handBack(ctx, ended))
+	c.mu.Lock()
+	errs = append(errs, c.closeErrs...)
+	c.mu.Unlock()
 	if c.ownsConn {
 		if err := c.conn.Close(); err != nil {
 			errs = append(errs, err)
@@ -440,27 +456,145 @@ func (c *AckConsumer) awaitMember(ctx context.Context) (string, error) {
 	}
 }
 
-// handBack, after the stream ended: with a member id, the records never
-// polled are nacked (their leases outlive the stream) with the settles still
-// queued; without one, the broker handed every lease back already.
-func (c *AckConsumer) handBack(ctx context.Context) error {
+// endStream is Close's part with the stream: once one is open with a member
+// id (waiting for it until ctx ends, when settles wait and no member id of
+// our own can settle them), the last settles go out on it in one message,
+// then the stream is half-closed; its clean end confirms every settle sent on
+// it. ended: Close ended a stream so.
+func (c *AckConsumer) endStream(ctx context.Context) (ended bool, err error) {
+	stop := context.AfterFunc(ctx, c.runCancel) // a Send the broker does not read ends with ctx
+	defer stop()
+	var broken *ackStream
+	for {
+		needStream := c.pending.size() > 0 && c.cfg.memberID == ""
+		s := c.readyStream()
+		if s == broken {
+			s = nil
+		}
+		if s == nil && needStream && c.fatalError() == nil {
+			slog.Info("brook: ack consumer: closing; waiting for a stream to the broker to send the last settles",
+				"group", c.cfg.group, "settles", c.pending.size())
+			s = c.awaitReadyStream(ctx, broken)
+		}
+		if s == nil {
+			return false, nil // what is left goes in a Settle call, or is reported as not sent
+		}
+		last := c.pending.drain()
+		if last.count > 0 {
+			if !s.send(last.receiveRequest()) {
+				c.pending.restore(last) // the stream broke meanwhile: wait for the next one
+				broken = s
+				continue
+			}
+			c.messages.Add(1)
+		}
+		c.lastStream.Store(true)
+		s.closeSend()
+		select {
+		case <-s.done:
+			if s.err != nil {
+				return true, last.settleErrors(fmt.Errorf("%w: sent, but the stream ended before the broker confirmed it: %w",
+					ErrSettleOutcomeUnknown, callError(s.err)))
+			}
+			return true, nil
+		case <-ctx.Done():
+			return true, last.settleErrors(fmt.Errorf("%w: sent, but the broker did not end the stream before ctx ended: %w",
+				ErrSettleOutcomeUnknown, ctx.Err()))
+		}
+	}
+}
+
+func (c *AckConsumer) fatalError() error {
 	c.mu.Lock()
-	inbox := c.inbox
+	defer c.mu.Unlock()
+	return c.fatal
+}
+
+// readyStream is the open stream once the broker answered its member id, or nil.
+func (c *AckConsumer) readyStream() *ackStream {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stream != nil && c.stream.memberID != "" {
+		return c.stream
+	}
+	return nil
+}
+
+// awaitReadyStream waits for a stream the broker accepted (other than
+// broken); nil when ctx ends first or an error ended the consumer.
+func (c *AckConsumer) awaitReadyStream(ctx context.Context, broken *ackStream) *ackStream {
+	for {
+		c.mu.Lock()
+		s, fatal, changed := c.stream, c.fatal, c.changed
+		ready := s != nil && s.memberID != "" && s != broken
+		c.mu.Unlock()
+		if ready {
+			return s
+		}
+		if fatal != nil {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// handBack, after the stream ended: settles Close could not send on it
+// (queued meanwhile, or no stream came) go in a Settle call as the member
+// named by WithAckMemberID, whose leases outlive the stream, with the records
+// never polled (nacked); without a member id of our own they are reported as
+// not sent (the broker handed every lease back already).
+func (c *AckConsumer) handBack(ctx context.Context, streamEnded bool) error {
+	c.mu.Lock()
+	inbox, fatal := c.inbox, c.fatal
 	c.inbox = nil
 	c.mu.Unlock()
+	left := c.pending.drain()
 	if c.cfg.memberID == "" {
-		if n := c.pending.size(); n > 0 {
-			return fmt.Errorf("brook: ack consumer closed with %d settles not sent (no stream to the broker); those records will be delivered again", n)
+		var why error
+		switch {
+		case fatal != nil:
+			why = fmt.Errorf("%w: the consumer stopped: %w", ErrSettleNotSent, fatal)
+		case streamEnded:
+			why = fmt.Errorf("%w: queued while the consumer was closing", ErrSettleNotSent)
+		default:
+			why = fmt.Errorf("%w: no stream to the broker before ctx ended: %w", ErrSettleNotSent, ctx.Err())
 		}
-		return nil
+		return left.settleErrors(why)
 	}
+	err := c.settleAsMember(ctx, left)
+	var nacks ackBatch
 	for _, r := range inbox {
-		c.pending.add(ackKey{topic: r.Topic, partition: r.Partition, kind: ackKindNack}, r.Offset)
+		nacks.add(ackKey{topic: r.Topic, partition: r.Partition, kind: ackKindNack}, r.Offset)
 	}
-	if c.pending.size() == 0 {
+	if herr := c.settleAsMember(ctx, nacks); herr != nil {
+		slog.Warn("brook: ack consumer: records never polled were not all handed back; they come again when their leases run out",
+			"group", c.cfg.group, "error", herr)
+	}
+	return err
+}
+
+// settleAsMember sends a batch in one Settle call as WithAckMemberID's
+// member: the refusals, or the whole batch as not applied (the broker refused
+// the call) or of unknown outcome (the call failed on the way).
+func (c *AckConsumer) settleAsMember(ctx context.Context, b ackBatch) error {
+	if b.count == 0 {
 		return nil
 	}
-	return c.settleNow(ctx, c.cfg.memberID)
+	resp, err := c.client.Settle(ctx, b.settleRequest(c.cfg.group, c.cfg.memberID), grpc.WaitForReady(true))
+	if err != nil {
+		switch status.Code(err) {
+		case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.Unknown, codes.Internal, codes.Aborted:
+			return b.settleErrors(fmt.Errorf("%w: the Settle call failed: %w", ErrSettleOutcomeUnknown, callError(err)))
+		}
+		return b.settleErrors(callError(err))
+	}
+	c.calls.Add(1)
+	c.failures.Add(int64(len(resp.GetFailures())))
+	return settleJoin(resp.GetFailures())
 }
 
 func (c *AckConsumer) signalInbox() {
@@ -513,8 +647,8 @@ func (c *AckConsumer) run() {
 	broken := false
 	for {
 		up, err := c.receive(bo, broken)
-		if c.closed.Load() || c.runCtx.Err() != nil {
-			return
+		if c.runCtx.Err() != nil || c.lastStream.Load() {
+			return // Close is done with the stream
 		}
 		if err != nil && ackEndsTheConsumer(err) {
 			c.mu.Lock()
@@ -551,16 +685,12 @@ func (c *AckConsumer) receive(bo *backoff, again bool) (up bool, err error) {
 		return false, err
 	}
 	c.mu.Lock()
-	if c.closed.Load() {
-		c.mu.Unlock()
-		return false, nil
-	}
 	c.streamSeq++
 	s := &ackStream{id: c.streamSeq, cs: cs, done: make(chan struct{})}
 	c.stream = s
 	c.broadcastLocked()
 	c.mu.Unlock()
-	defer c.endStream(s)
+	defer func() { c.forgetStream(s, err) }()
 
 	s.send(&brookv1.ReceiveRequest{
 		Group:    c.cfg.group,
@@ -596,9 +726,21 @@ func (c *AckConsumer) receive(bo *backoff, again bool) (up bool, err error) {
 		c.deliver(s, resp.GetBatches())
 		for _, f := range resp.GetFailures() {
 			c.failures.Add(1)
-			c.handler(settleErrorOf(f))
+			c.refused(settleErrorOf(f))
 		}
 	}
+}
+
+// refused tells of a refusal sent in the background: to the handler, or once
+// Close started, to Close's error.
+func (c *AckConsumer) refused(e *SettleError) {
+	if c.closed.Load() {
+		c.mu.Lock()
+		c.closeErrs = append(c.closeErrs, e)
+		c.mu.Unlock()
+		return
+	}
+	c.handler(e)
 }
 
 // deliver puts a response's records in the inbox.
@@ -628,9 +770,11 @@ func (c *AckConsumer) deliver(s *ackStream, batches []*brookv1.LeasedRecords) {
 	c.signalInbox()
 }
 
-// endStream forgets a stream that ended. Without a member id its records not
-// yet polled are dropped: the broker handed their leases back.
-func (c *AckConsumer) endStream(s *ackStream) {
+// forgetStream forgets a stream that ended (err nil: the broker completed
+// it). Without a member id its records not yet polled are dropped: the broker
+// handed their leases back.
+func (c *AckConsumer) forgetStream(s *ackStream, err error) {
+	s.err = err
 	close(s.done)
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -14,6 +14,8 @@ const (
 	ackDefaultMaxBatch              = 1000
 	ackDefaultBackoffMin            = 100 * time.Millisecond
 	ackDefaultBackoffMax            = 10 * time.Second
+	// ackDefaultCloseTimeout bounds Close when its ctx has no deadline.
+	ackDefaultCloseTimeout = 30 * time.Second
 	// ackMaxNackDelay and the lease bounds are the broker's.
 	ackMaxNackDelay = 24 * time.Hour
 	leaseMin        = time.Millisecond

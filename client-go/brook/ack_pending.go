@@ -1,6 +1,7 @@
 package brook
 
 import (
+	"errors"
 	"slices"
 	"sync"
 
@@ -144,4 +145,25 @@ func (b *ackBatch) receiveRequest() *brookv1.ReceiveRequest {
 func (b *ackBatch) settleRequest(group, memberID string) *brookv1.SettleRequest {
 	r := b.receiveRequest()
 	return &brookv1.SettleRequest{Group: group, MemberId: memberID, Acks: r.Acks, Nacks: r.Nacks, Extensions: r.Extensions}
+}
+
+// settleErrors is one *SettleError per range of the batch, all for err, as
+// one error (nil for an empty batch).
+func (b *ackBatch) settleErrors(err error) error {
+	var errs []error
+	if b.count > 0 {
+		b.ranges(func(_ ackKey, r *brookv1.OffsetRange) {
+			last := r.GetFirstOffset()
+			if r.LastOffset != nil {
+				last = r.GetLastOffset()
+			}
+			errs = append(errs, &SettleError{
+				TopicPartition: TopicPartition{Topic: r.GetTopic(), Partition: r.GetPartition()},
+				FirstOffset:    r.GetFirstOffset(),
+				LastOffset:     last,
+				Err:            err,
+			})
+		})
+	}
+	return errors.Join(errs...)
 }

@@ -90,7 +90,8 @@ func (c *Consumer) CommitRecords(ctx context.Context, records ...*Record) error 
 // CommitAsync sends a commit of these offsets (nil: every position) and
 // returns at once; there is no retry. onDone (nil: a failure is logged) runs
 // on the goroutine of a later Poll, CommitSync or Close, which waits for
-// async commits still under way.
+// async commits still under way until its ctx ends; one still unanswered then
+// gets an error matching ErrClientClosed (whether it was stored is unknown).
 func (c *Consumer) CommitAsync(offsets map[TopicPartition]int64, onDone func(offsets map[TopicPartition]int64, err error)) {
 	var memberID string
 	var generation int32
@@ -111,9 +112,12 @@ func (c *Consumer) CommitAsync(offsets map[TopicPartition]int64, onDone func(off
 	if err == nil && len(offsets) > 0 {
 		started := c.spawn(func() {
 			err := c.commitOnce(c.lifetime, memberID, generation, offsets)
-			if c.lifetime.Err() != nil {
-				err = ErrClientClosed
-			} else if err != nil {
+			switch {
+			case err == nil: // answered: stored, even when Close ends the lifetime meanwhile
+			case c.lifetime.Err() != nil:
+				err = fmt.Errorf("%w: Close ended the commit before the broker answered; whether it was stored is unknown",
+					ErrClientClosed)
+			default:
 				err = c.commitFailed(err, memberID, generation)
 			}
 			c.asyncEnded(offsets, err, onDone)

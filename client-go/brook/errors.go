@@ -63,6 +63,13 @@ var (
 	// A commit was refused because the consumer is no longer the owner of the
 	// partitions (it missed a rebalance); poll again and redo the work.
 	ErrCommitFailed = errors.New("brook: commit failed")
+	// AckConsumer.Close could not send these settles (no stream to the broker
+	// before its context ended, or an error ended the consumer): their records
+	// are delivered again.
+	ErrSettleNotSent = errors.New("brook: settle not sent")
+	// AckConsumer.Close sent these settles, but the stream or call failed
+	// before the broker confirmed them: whether it applied them is unknown.
+	ErrSettleOutcomeUnknown = errors.New("brook: settle outcome unknown")
 )
 
 // codeErrors maps every broker error code to its sentinel; TestEveryErrorCodeHasASentinel

@@ -9,6 +9,7 @@ import io.brook.client.ack.SettleFailure;
 import io.brook.client.admin.BrookAdmin;
 import io.brook.client.admin.NewGroup;
 import io.brook.client.errors.GroupExistsException;
+import io.brook.protocol.v1.ErrorCode;
 import io.brook.protocol.v1.Record;
 import io.grpc.ManagedChannel;
 import java.io.BufferedOutputStream;
@@ -25,12 +26,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * record is printed, then acked, except every --nack-every'th delivered record, which is nacked so
  * that it comes again. Stops after --max records, after --idle-ms without a record (without
  * --follow), or on Ctrl-C; closing the consumer then sends the last settles and waits until the
- * broker applied them (failures are reported) before the process exits. A broker restart in
+ * broker applied them before the process exits. Every settle the broker did not apply, or that was
+ * not sent or not confirmed, is named on stderr and makes the exit code 1. A broker restart in
  * between is ridden out: the consumer opens its stream again by itself.
  */
 final class AckConsume {
   private static final long DEFAULT_IDLE_MS = 2000;
   private static final long DEFAULT_MAX_OUTSTANDING = 1000;
+  /** How long close waits for the broker: within StopSignal's grace, so that a stop still reports. */
+  private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+  private static final long STOP_GRACE_S = 15;
 
   private final ConsumeCommand c;
   private final AtomicLong failures = new AtomicLong();
@@ -44,7 +49,7 @@ final class AckConsume {
     RecordFormat format = new RecordFormat(c.format);
     ManagedChannel channel = BrokerOption.channel();
     OutputStream out = new BufferedOutputStream(System.out, 1 << 16);
-    try (StopSignal stop = new StopSignal(this::wakeup, 15)) {
+    try (StopSignal stop = new StopSignal(this::wakeup, STOP_GRACE_S)) {
       try {
         try (BrookAdmin admin = BrookAdmin.builder().channel(channel).build()) {
           admin.describeTopic(c.topic); // an unknown topic is said plainly, before a group is made for it
@@ -52,21 +57,25 @@ final class AckConsume {
             createGroup(admin);
           }
         }
-        consumer = AckConsumer.ofBytes(AckConsumerConfig.builder().channel(channel).group(c.group).topics(c.topic)
+        AckConsumerConfig.Builder config = AckConsumerConfig.builder().channel(channel).group(c.group).topics(c.topic)
             .clientId(c.clientId == null || c.clientId.isEmpty() ? null : c.clientId) // "": the broker's id, as before
-            .maxOutstandingRecords(maxOutstanding()).settleFailureHandler(this::report).build());
+            .maxOutstandingRecords(maxOutstanding()).requestTimeout(CLOSE_TIMEOUT).settleFailureHandler(this::report);
+        if (c.ackFlushMs != null) {
+          config.ackFlushInterval(Duration.ofMillis(c.ackFlushMs));
+        }
+        consumer = AckConsumer.ofBytes(config.build());
         receive(format, out, stop);
       } finally {
         out.flush();
         if (consumer != null) {
-          consumer.close(); // sends the last settles and waits until the broker applied them
+          consumer.close(); // sends the last settles and waits until the broker applied them, or reports them
         }
         BrokerOption.close(channel);
       }
     }
     if (failures.get() > 0) {
       throw new CliException(failures.get() + (failures.get() == 1 ? " settlement was" : " settlements were")
-          + " not applied (see above)", BrookCli.EXIT_REFUSED);
+          + " not applied, or not confirmed (see above); their records may be delivered again", BrookCli.EXIT_REFUSED);
     }
     return 0;
   }
@@ -142,11 +151,20 @@ final class AckConsume {
     return b.build();
   }
 
-  /** A settle the broker did not apply (on a gRPC thread, or the closing one). */
+  /** A settle the broker did not apply, or that was not sent or not confirmed (on a gRPC thread, or the closing one). */
   private void report(SettleFailure f) {
     System.err.println("brook: settling " + f.topicPartition().topic() + ":" + f.topicPartition().partition()
         + " offset" + (f.lastOffset() != f.firstOffset() ? "s " + f.firstOffset() + ".." + f.lastOffset()
-        : " " + f.firstOffset()) + " failed: " + f.error().getMessage() + " (ERROR_CODE_" + f.reason() + ")");
+        : " " + f.firstOffset()) + " failed: " + f.error().getMessage() + " (" + code(f.reason()) + ")");
     failures.incrementAndGet();
+  }
+
+  /** The broker's error code by its proto name; the client's own reasons (NOT_SENT, OUTCOME_UNKNOWN) as they are. */
+  private static String code(String reason) {
+    try {
+      return ErrorCode.valueOf("ERROR_CODE_" + reason).name();
+    } catch (IllegalArgumentException notABrokerCode) {
+      return reason;
+    }
   }
 }

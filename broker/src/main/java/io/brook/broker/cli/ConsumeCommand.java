@@ -64,6 +64,9 @@ final class ConsumeCommand implements Callable<Integer> {
   @Option(names = "--max-outstanding", paramLabel = "N", description = "With --ack: the most records leased to this "
       + "member and not yet settled (default: the broker's, 1000; with --max, at most --max).")
   Long maxOutstanding;
+  @Option(names = "--ack-flush-ms", paramLabel = "MS", description = "With --ack: how often acks and nacks are sent "
+      + "to the broker together (default 100; 0 sends each at once).")
+  Long ackFlushMs;
   @Option(names = "--idle-ms", paramLabel = "MS", description = "With --ack and without --follow: stop once no record "
       + "came for this long (default 2000).")
   Long idleMs;
@@ -148,7 +151,8 @@ final class ConsumeCommand implements Callable<Integer> {
     }
     if (!ack) {
       String ackOnly = nackEvery != null ? "--nack-every" : nackDelayMs != null ? "--nack-delay-ms"
-          : maxOutstanding != null ? "--max-outstanding" : idleMs != null ? "--idle-ms" : null;
+          : maxOutstanding != null ? "--max-outstanding" : idleMs != null ? "--idle-ms"
+          : ackFlushMs != null ? "--ack-flush-ms" : null;
       if (ackOnly != null) {
         throw new CliException(ackOnly + " needs --group and --ack", BrookCli.EXIT_USAGE);
       }
@@ -164,6 +168,9 @@ final class ConsumeCommand implements Callable<Integer> {
     }
     if (maxOutstanding != null && maxOutstanding < 1) {
       throw new CliException("--max-outstanding must be >= 1", BrookCli.EXIT_USAGE);
+    }
+    if (ackFlushMs != null && (ackFlushMs < 0 || ackFlushMs > 60_000)) {
+      throw new CliException("--ack-flush-ms must be between 0 and 60000", BrookCli.EXIT_USAGE);
     }
     if (idleMs != null && idleMs < 0) {
       throw new CliException("--idle-ms must be >= 0", BrookCli.EXIT_USAGE);

@@ -284,6 +284,9 @@ class CliGroupIT {
     cases.put(List.of("consume", "shared", "--group", "g", "--from", "5"), "--from with --group must be earliest or latest");
     cases.put(List.of("consume", "shared", "--ack"), "--ack needs --group");
     cases.put(List.of("consume", "shared", "--group", "g", "--nack-every", "2"), "--nack-every needs --group and --ack");
+    cases.put(List.of("consume", "shared", "--group", "g", "--ack-flush-ms", "5"), "--ack-flush-ms needs --group and --ack");
+    cases.put(List.of("consume", "shared", "--group", "g", "--ack", "--ack-flush-ms", "-1"),
+        "--ack-flush-ms must be between 0 and 60000");
     cases.put(List.of("group", "reset", "g", "--to", "soon"), "--to must be earliest, latest or an offset");
     for (Map.Entry<List<String>, String> c : cases.entrySet()) {
       Exec.Result r = brook(c.getKey().toArray(String[]::new));

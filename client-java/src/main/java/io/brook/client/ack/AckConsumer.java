@@ -89,10 +89,19 @@ public final class AckConsumer<K, V> implements AutoCloseable {
   private final SettleFailureHandler failureHandler;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Object streamLock = new Object();
+  /**
+   * Held from taking settles out of {@code pending} until they are on the stream (or put back), so
+   * that close never half-closes the stream while another thread holds settles it took.
+   */
+  private final Object sendLock = new Object();
+  /** Set by close: from then on only close sends settles. Guarded by sendLock. */
+  private boolean closeSends;
   private final ReceiveStream.Listener listener = new StreamListener();
   /** The open stream; null while reconnecting. Guarded by streamLock. */
   private volatile ReceiveStream current;
   private long lastStreamId;
+  /** Close is done with the stream: one that ends is not opened again. Written under streamLock. */
+  private volatile boolean finished;
   private volatile BrookException fatal;
 
   private final AtomicLong received = new AtomicLong();
@@ -273,10 +282,24 @@ public final class AckConsumer<K, V> implements AutoCloseable {
   }
 
   /**
-   * Sends the waiting settles, ends the stream and waits (at most {@code requestTimeout}) until the
-   * broker applied them; failures go to the handler. Records received but never returned by {@link
-   * #poll} are handed back (nacked). Records polled and not settled are handed back by the broker
-   * when the stream ends, or, with a {@code clientId}, stay leased until their leases run out.
+   * Sends every settle queued before it, ends the stream, waits until the broker has applied them,
+   * and then stops the consumer. Without a {@code clientId} the settles need a stream whose member
+   * holds the records: while the stream is being opened again (the broker restarts, the connection
+   * dropped) close waits for it, at most {@code requestTimeout}. With a {@code clientId} they go in a
+   * {@code Settle} call when no stream is open.
+   *
+   * <p>When close returns, each queued settle was applied by the broker, or the {@link
+   * SettleFailureHandler} was told (on this thread, for settles close sent) with a {@link
+   * SettleFailure} naming its offsets: the broker refused it (its typed error), it was not sent
+   * ({@link SettleFailure#NOT_SENT}: no stream before {@code requestTimeout}, or an error ended the
+   * consumer), or it was sent and the stream ended with an error before the broker confirmed it
+   * ({@link SettleFailure#OUTCOME_UNKNOWN}). Settles sent in the background before close are
+   * confirmed by the same end of the stream; as with any broken stream, those sent just before it
+   * broke may be lost unreported (at least once).
+   *
+   * <p>Records received but never returned by {@link #poll} are handed back (nacked). Records polled
+   * and not settled are handed back by the broker when the stream ends, or, with a {@code clientId},
+   * stay leased until their leases run out.
    */
   @Override
   public void close() {
@@ -285,26 +308,15 @@ public final class AckConsumer<K, V> implements AutoCloseable {
     }
     inbox.add(WAKE);
     long deadline = System.nanoTime() + config.requestTimeout().toNanos();
-    ReceiveStream s;
-    synchronized (streamLock) {
-      s = current;
+    synchronized (sendLock) {
+      closeSends = true; // a background send under way is on the stream now; no other follows
     }
     try {
-      if (s != null) {
-        if (s.memberId() != null) {
-          sendPending();
-        }
-        s.halfClose();
-        if (!s.awaitEnd(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())))) {
-          LOG.log(System.Logger.Level.WARNING, "ack consumer of group " + config.group()
-              + ": the broker did not end the stream in time; the last settles may not be applied");
-          s.cancel("closed");
-        }
-      }
-      handBack(deadline);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      boolean ended = endStream(deadline);
+      stopReconnecting();
+      handBack(deadline, ended);
     } finally {
+      stopReconnecting(); // also when something above failed
       timer.shutdownNow();
       connection.close();
     }
@@ -324,18 +336,20 @@ public final class AckConsumer<K, V> implements AutoCloseable {
 
   /** Sends what waits on the stream, once the broker accepted it; kept for later otherwise. */
   private void sendPending() {
-    ReceiveStream s = current;
-    if (s == null || s.memberId() == null || pending.size() == 0) {
-      return;
-    }
-    PendingSettles.Batch batch = pending.drain();
-    if (batch.isEmpty()) {
-      return;
-    }
-    if (s.send(batch.toReceiveRequest())) {
-      settleMessages.incrementAndGet();
-    } else {
-      pending.restore(batch);
+    synchronized (sendLock) {
+      ReceiveStream s = current;
+      if (closeSends || s == null || s.memberId() == null || pending.size() == 0) {
+        return;
+      }
+      PendingSettles.Batch batch = pending.drain();
+      if (batch.isEmpty()) {
+        return;
+      }
+      if (s.send(batch.toReceiveRequest())) {
+        settleMessages.incrementAndGet();
+      } else {
+        pending.restore(batch);
+      }
     }
   }
 
@@ -348,34 +362,188 @@ public final class AckConsumer<K, V> implements AutoCloseable {
     }
   }
 
-  /** After the stream ended: settles still waiting, and records never polled, for a member that outlives it. */
-  private void handBack(long deadline) {
-    if (config.clientId() == null) {
-      if (pending.size() > 0) {
-        LOG.log(System.Logger.Level.WARNING, "ack consumer of group " + config.group() + ": " + pending.size()
-            + " settles were not sent (no stream to the broker); those records will be delivered again");
+  /**
+   * Close's part with the stream: once one is open with a member id (waiting for it, until the
+   * deadline, when settles are queued and the member cannot settle without it), the last settles go
+   * out on it in one message, then the stream is half-closed; its clean end confirms every settle
+   * sent on it. Answers whether close ended a stream so.
+   */
+  private boolean endStream(long deadline) {
+    ReceiveStream broken = null;
+    while (true) {
+      boolean needStream = pending.size() > 0 && config.clientId() == null;
+      if (needStream && !ready(current) && fatal == null) {
+        LOG.log(System.Logger.Level.INFO, "ack consumer of group " + config.group() + ": closing; waiting up to "
+            + config.requestTimeout() + " for a stream to the broker to send " + pending.size() + " settles");
       }
+      ReceiveStream s = needStream ? awaitReadyStream(deadline, broken) : ready(current) ? current : null;
+      if (s == null) {
+        return false;
+      }
+      PendingSettles.Batch last;
+      synchronized (sendLock) {
+        last = pending.drain();
+        if (!last.isEmpty() && !s.send(last.toReceiveRequest())) {
+          pending.restore(last); // the stream broke meanwhile: wait for the next one
+          broken = s;
+          continue;
+        }
+        s.halfClose();
+      }
+      if (!last.isEmpty()) {
+        settleMessages.incrementAndGet();
+      }
+      String unknown = awaitEnd(s, deadline);
+      if (unknown != null) {
+        tell(last, new BrookException(SettleFailure.OUTCOME_UNKNOWN, "sent, but " + unknown + ", so whether the "
+            + "broker applied them is unknown", s.error()));
+      }
+      return true;
+    }
+  }
+
+  /** Waits for the end of a stream close half-closed: null when the broker ended it cleanly, else what happened. */
+  private String awaitEnd(ReceiveStream s, long deadline) {
+    try {
+      if (!s.awaitEnd(remainingMillis(deadline))) {
+        s.cancel("closed");
+        return "the broker did not end the stream within " + config.requestTimeout();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      s.cancel("closed");
+      return "close was interrupted before the broker ended the stream";
+    }
+    return s.error() == null ? null : "the stream ended with an error before the broker confirmed them ("
+        + ErrorMapping.fromThrowable(s.error()).getMessage() + ")";
+  }
+
+  private static boolean ready(ReceiveStream s) {
+    return s != null && s.memberId() != null;
+  }
+
+  /**
+   * The open stream (other than {@code broken}) once the broker gave it a member id; null at the
+   * deadline, once an error ended the consumer, or when interrupted (the interrupt stays set).
+   */
+  private ReceiveStream awaitReadyStream(long deadline, ReceiveStream broken) {
+    while (true) {
+      ReceiveStream s = current;
+      if (ready(s) && s != broken) {
+        return s;
+      }
+      if (fatal != null || System.nanoTime() - deadline >= 0) {
+        return null;
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
+    }
+  }
+
+  private static long remainingMillis(long deadline) {
+    return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+  }
+
+  /** No stream is opened again; one still open that close did not end is cancelled. */
+  private void stopReconnecting() {
+    ReceiveStream s;
+    synchronized (streamLock) {
+      finished = true;
+      s = current;
+    }
+    if (s != null && !s.closing()) {
+      s.cancel("closed");
+    }
+  }
+
+  /**
+   * After the stream: settles close could not send on it (queued meanwhile, or no stream came), and
+   * for a member with a client id the records never polled (nacked: their leases outlive the
+   * stream), go in a Settle call when there is a client id to settle as; without one they are
+   * reported as not sent.
+   */
+  private void handBack(long deadline, boolean streamEnded) {
+    PendingSettles.Batch left = pending.drain();
+    if (config.clientId() == null) {
+      BrookException stopped = fatal;
+      String why = stopped != null ? "the consumer stopped: " + stopped.getMessage()
+          : Thread.currentThread().isInterrupted() ? "close was interrupted"
+          : streamEnded ? "queued while the consumer was closing"
+          : "no stream to the broker within " + config.requestTimeout();
+      tell(left, new BrookException(SettleFailure.NOT_SENT, "not sent: " + why, stopped));
       return; // the broker handed this member's leases back when its stream ended
     }
+    settleAsClient(left, deadline, true);
+    PendingSettles nacks = new PendingSettles();
     for (Object o : inbox) {
       if (o instanceof Inbound in) {
-        pending.add(in.topic(), in.partition(), in.leased().getRecord().getOffset(), PendingSettles.Kind.NACK, 0);
+        nacks.add(in.topic(), in.partition(), in.leased().getRecord().getOffset(), PendingSettles.Kind.NACK, 0);
       }
     }
     inbox.clear();
-    PendingSettles.Batch batch = pending.drain();
+    settleAsClient(nacks.drain(), deadline, false);
+  }
+
+  /**
+   * One Settle call as the member named by the client id, waiting for a connection until the
+   * deadline. The application's settles ({@code report}) go to the handler when they fail; the
+   * hand-back of records never polled only logs (they come again when their leases run out).
+   */
+  private void settleAsClient(PendingSettles.Batch batch, long deadline, boolean report) {
     if (batch.isEmpty()) {
       return;
     }
     try {
-      SettleResponse response = blocking.withDeadlineAfter(Math.max(1, deadline - System.nanoTime()),
+      SettleResponse response = blocking.withWaitForReady().withDeadlineAfter(Math.max(1, deadline - System.nanoTime()),
           TimeUnit.NANOSECONDS).settle(batch.toSettleRequest(config.group(), config.clientId()));
       settleCalls.incrementAndGet();
-      failures(response.getFailuresList()).forEach(failureHandler::onFailure);
+      for (SettleFailure f : failures(response.getFailuresList())) {
+        if (report) {
+          tell(f);
+        } else {
+          LOG.log(System.Logger.Level.WARNING, "ack consumer of group " + config.group() + ": handing back " + f);
+        }
+      }
     } catch (RuntimeException e) {
       BrookException b = ErrorMapping.fromThrowable(e);
-      LOG.log(System.Logger.Level.WARNING, "ack consumer of group " + config.group() + ": " + batch.count()
-          + " settles were not sent at close (" + b.getMessage() + "); those records will be delivered again");
+      if (!report) {
+        LOG.log(System.Logger.Level.WARNING, "ack consumer of group " + config.group() + ": " + batch.count()
+            + " records never polled were not handed back (" + b.getMessage() + "); they come again when their leases run out");
+      } else if (refusedByTheBroker(e)) {
+        tell(batch, b);
+      } else {
+        tell(batch, new BrookException(SettleFailure.OUTCOME_UNKNOWN, "the Settle call failed (" + b.getMessage()
+            + "), so whether the broker applied them is unknown", b));
+      }
+    }
+  }
+
+  /** A call the broker answered with an error of its own (so it applied nothing), not a transport failure. */
+  private static boolean refusedByTheBroker(Throwable e) {
+    return switch (Status.fromThrowable(e).getCode()) {
+      case UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, UNKNOWN, INTERNAL, ABORTED -> false;
+      default -> true;
+    };
+  }
+
+  /** Tells the handler about every range of the batch, all for the same error. */
+  private void tell(PendingSettles.Batch batch, BrookException error) {
+    for (OffsetRange r : batch.ranges()) {
+      long last = r.hasLastOffset() ? r.getLastOffset() : r.getFirstOffset();
+      settleFailures.incrementAndGet();
+      tell(new SettleFailure(new TopicPartition(r.getTopic(), r.getPartition()), r.getFirstOffset(), last, error));
+    }
+  }
+
+  private void tell(SettleFailure f) {
+    try {
+      failureHandler.onFailure(f);
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "settle failure handler failed: " + e);
     }
   }
 
@@ -383,23 +551,15 @@ public final class AckConsumer<K, V> implements AutoCloseable {
     if (config.clientId() != null) {
       return config.clientId();
     }
-    while (true) {
-      throwIfFatal();
-      checkOpen();
-      ReceiveStream s = current;
-      if (s != null && s.memberId() != null) {
-        return s.memberId();
-      }
-      if (System.nanoTime() >= deadline) {
-        throw new BrookTimeoutException("TIMEOUT", "no stream to the broker within " + config.requestTimeout());
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new BrookException("INTERRUPTED", "flush was interrupted", e);
-      }
+    ReceiveStream s = awaitReadyStream(deadline, null);
+    if (Thread.currentThread().isInterrupted()) {
+      throw new BrookException("INTERRUPTED", "flush was interrupted");
     }
+    throwIfFatal();
+    if (s == null) {
+      throw new BrookTimeoutException("TIMEOUT", "no stream to the broker within " + config.requestTimeout());
+    }
+    return s.memberId();
   }
 
   private List<SettleFailure> failures(List<io.brook.protocol.v1.SettleFailure> wire) {
@@ -421,7 +581,7 @@ public final class AckConsumer<K, V> implements AutoCloseable {
             .setMaxOutstandingBytes(config.maxOutstandingBytes()))
         .build();
     synchronized (streamLock) {
-      if (closed.get()) {
+      if (finished) {
         return;
       }
       current = ReceiveStream.open(async, ++lastStreamId, first, listener);
@@ -478,13 +638,7 @@ public final class AckConsumer<K, V> implements AutoCloseable {
 
     @Override
     public void onFailures(ReceiveStream stream, List<io.brook.protocol.v1.SettleFailure> wire) {
-      for (SettleFailure f : failures(wire)) {
-        try {
-          failureHandler.onFailure(f);
-        } catch (RuntimeException e) {
-          LOG.log(System.Logger.Level.WARNING, "settle failure handler failed: " + e);
-        }
-      }
+      failures(wire).forEach(AckConsumer.this::tell);
     }
 
     @Override
@@ -495,8 +649,8 @@ public final class AckConsumer<K, V> implements AutoCloseable {
         }
         current = null;
       }
-      if (closed.get() || stream.closing()) {
-        return;
+      if (finished || stream.closing()) {
+        return; // close ended it, or is done: while close waits for a stream, it is opened again
       }
       if (error != null && endsTheConsumer(error)) {
         BrookException e = ErrorMapping.fromThrowable(error);

@@ -32,6 +32,7 @@ final class ReceiveStream implements ClientResponseObserver<ReceiveRequest, Rece
   private ClientCallStreamObserver<ReceiveRequest> requests;
   private volatile String memberId;
   private volatile boolean closing;
+  private volatile Throwable error;
 
   private ReceiveStream(long id, Listener listener) {
     this.id = id;
@@ -90,6 +91,11 @@ final class ReceiveStream implements ClientResponseObserver<ReceiveRequest, Rece
     return ended.await(millis, TimeUnit.MILLISECONDS);
   }
 
+  /** How the stream ended: null while open and when the broker completed it. */
+  Throwable error() {
+    return error;
+  }
+
   @Override
   public void beforeStart(ClientCallStreamObserver<ReceiveRequest> requestStream) {
     this.requests = requestStream;
@@ -111,6 +117,7 @@ final class ReceiveStream implements ClientResponseObserver<ReceiveRequest, Rece
 
   @Override
   public void onError(Throwable t) {
+    error = t;
     ended.countDown();
     listener.onEnd(this, t);
   }

@@ -5,6 +5,7 @@ import io.brook.client.Deserializer;
 import io.brook.client.TopicPartition;
 import io.brook.client.errors.BrokerUnavailableException;
 import io.brook.client.errors.BrookException;
+import io.brook.client.errors.BrookTimeoutException;
 import io.brook.client.errors.ClientClosedException;
 import io.brook.client.errors.CommitFailedException;
 import io.brook.client.errors.ConfigException;
@@ -32,7 +33,8 @@ import java.util.Set;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -105,7 +107,8 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
   private long failingSinceNanos;
   /** Async commits answered, whose callbacks wait for the polling thread. */
   private final Queue<Runnable> asyncCompletions = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger asyncInFlight = new AtomicInteger();
+  /** Async commits sent and not yet answered. */
+  private final Set<AsyncCommit> asyncInFlight = ConcurrentHashMap.newKeySet();
 
   // Kafka's light guard against use from two threads at once (re-entry from a listener is fine).
   private volatile Thread owner;
@@ -505,17 +508,16 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
   public void commitAsync(Map<TopicPartition, Long> offsets, OffsetCommitCallback callback) {
     run(() -> {
       requireGroup("commit");
-      Map<TopicPartition, Long> copy = Map.copyOf(offsets);
+      AsyncCommit commit = new AsyncCommit(Map.copyOf(offsets), callback);
       ConsumerGroupMetadata as;
       try {
         as = commitMembership();
       } catch (CommitFailedException e) {
-        asyncInFlight.incrementAndGet();
-        completeAsync(copy, e, callback);
+        commit.complete(e);
         return;
       }
-      asyncInFlight.incrementAndGet();
-      this.offsets.commitAsync(as.memberId(), as.generation(), copy, new StreamObserver<>() {
+      asyncInFlight.add(commit);
+      this.offsets.commitAsync(as.memberId(), as.generation(), commit.offsets, new StreamObserver<>() {
         private BrookException refused;
 
         @Override
@@ -534,12 +536,12 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
             e = new CommitFailedException(e.reason(), "commit refused: " + e.getMessage() + "; the partitions may "
                 + "belong to another member now, the next poll joins again", e);
           }
-          completeAsync(copy, e, callback);
+          commit.complete(e);
         }
 
         @Override
         public void onCompleted() {
-          completeAsync(copy, refused, callback);
+          commit.complete(refused);
         }
       });
     });
@@ -549,17 +551,32 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     return !as.memberId().isEmpty();
   }
 
-  /** Any thread: queues the callback for the polling thread. */
-  private void completeAsync(Map<TopicPartition, Long> offsets, BrookException e, OffsetCommitCallback callback) {
-    asyncCompletions.add(() -> {
-      if (callback != null) {
-        callback.onComplete(offsets, e);
-      } else if (e != null) {
-        LOG.log(System.Logger.Level.WARNING, "async commit to group {0} failed: {1} ({2})", config.groupId(),
-            e.getMessage(), e.reason());
+  /** One commitAsync: its callback runs once, for its answer or for close giving up on it. */
+  private final class AsyncCommit {
+    final Map<TopicPartition, Long> offsets;
+    final OffsetCommitCallback callback;
+    final AtomicBoolean completed = new AtomicBoolean();
+
+    AsyncCommit(Map<TopicPartition, Long> offsets, OffsetCommitCallback callback) {
+      this.offsets = offsets;
+      this.callback = callback;
+    }
+
+    /** Any thread: queues the callback for the polling thread (the first outcome wins). */
+    void complete(BrookException e) {
+      if (!completed.compareAndSet(false, true)) {
+        return;
       }
-    });
-    asyncInFlight.decrementAndGet();
+      asyncCompletions.add(() -> {
+        if (callback != null) {
+          callback.onComplete(offsets, e);
+        } else if (e != null) {
+          LOG.log(System.Logger.Level.WARNING, "async commit to group {0} failed: {1} ({2})", config.groupId(),
+              e.getMessage(), e.reason());
+        }
+      });
+      asyncInFlight.remove(this); // after the callback is queued: a waiter that sees none left finds it
+    }
   }
 
   /** On the polling thread: the callbacks of async commits that have ended. */
@@ -569,11 +586,17 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     }
   }
 
-  /** Waits (up to the timeout) for async commits under way, then runs their callbacks. */
-  private void awaitAsyncCommits(Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (asyncInFlight.get() > 0 && System.nanoTime() - deadline < 0) {
+  /**
+   * For close: waits (until the deadline) for async commits under way; those still unanswered then
+   * are reported to their callbacks as of unknown outcome. Then runs the callbacks.
+   */
+  private void awaitAsyncCommits(long deadline) {
+    while (!asyncInFlight.isEmpty() && System.nanoTime() - deadline < 0) {
       calls.sleep(5);
+    }
+    for (AsyncCommit c : List.copyOf(asyncInFlight)) {
+      c.complete(new BrookTimeoutException("TIMEOUT", "the consumer closed before the broker answered this async "
+          + "commit: whether it was stored is unknown"));
     }
     runAsyncCallbacks();
   }
@@ -751,19 +774,23 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
   }
 
   /**
-   * Commits the positions (auto commit), calls the listener's onPartitionsRevoked (or Lost), leaves
-   * the group, stops the heartbeat thread and closes its own channel. A failure of the listener is
-   * thrown once everything is closed; a failed auto commit is logged.
+   * Waits for async commits under way (their callbacks run here; one still unanswered at the
+   * timeout is reported to its callback as of unknown outcome, {@link BrookTimeoutException}),
+   * commits the positions (auto commit), calls the listener's onPartitionsRevoked (or Lost), leaves
+   * the group, stops the heartbeat thread and closes its own channel. The timeout bounds the waits
+   * for commits. A failed commit at close, or a failure of the listener, is thrown once everything
+   * is closed.
    */
   public void close(Duration timeout) {
     acquire();
     RuntimeException failure = null;
+    long deadline = System.nanoTime() + timeout.toNanos();
     try {
       if (closed) {
         return;
       }
       try {
-        awaitAsyncCommits(timeout);
+        awaitAsyncCommits(deadline);
         if (subscription != null && membership.pending() == Membership.Pending.LOST) {
           List<TopicPartition> gone = states.clear();
           if (!gone.isEmpty()) {
@@ -771,14 +798,17 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
           }
         } else if (subscription != null && membership.current() != null) {
           if (config.enableAutoCommit()) {
-            autoCommitWithin(timeout);
+            failure = commitAtClose(deadline);
           }
           List<TopicPartition> owned = states.assigned();
           callListener(l -> l.onPartitionsRevoked(owned));
         } else if (manual && config.enableAutoCommit()) {
-          autoCommitWithin(timeout);
+          failure = commitAtClose(deadline);
         }
       } catch (RuntimeException e) {
+        if (failure != null) {
+          e.addSuppressed(failure);
+        }
         failure = e;
       }
     } finally {
@@ -797,12 +827,15 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     }
   }
 
-  private void autoCommitWithin(Duration timeout) {
+  /** The auto commit at close, within what is left of its timeout: its failure, or null. */
+  private BrookException commitAtClose(long deadline) {
     try {
-      commitSync(states.knownPositions(), timeout);
+      commitSync(states.knownPositions(), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+      return null;
     } catch (BrookException e) {
       LOG.log(System.Logger.Level.WARNING, "commit at close of group {0} failed: {1} ({2})", config.groupId(),
           e.getMessage(), e.reason());
+      return e;
     }
   }
 

@@ -39,11 +39,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -303,6 +305,122 @@ class AckConsumerIT {
     assertThat(rest).allSatisfy(r -> assertThat(r.deliveryAttempt()).isEqualTo(2));
     rest.forEach(b::ack);
     awaitAllSettled("g");
+  }
+
+  /**
+   * Holds, until released, the first message that the consumer's own thread (the timer that sends
+   * buffered settles) sends on a Receive stream: a send slow on the wire.
+   */
+  static final class HeldSend implements ClientInterceptor {
+    final CountDownLatch held = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+
+    @Override
+    public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
+      ClientCall<Q, A> call = next.newCall(method, options);
+      if (!method.getFullMethodName().equals(AckServiceGrpc.getReceiveMethod().getFullMethodName())) {
+        return call;
+      }
+      return new ForwardingClientCall.SimpleForwardingClientCall<>(call) {
+        @Override
+        public void sendMessage(Q message) {
+          if (Thread.currentThread().getName().startsWith("brook-ack-consumer-") && held.getCount() > 0) {
+            held.countDown();
+            try {
+              release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+          super.sendMessage(message);
+        }
+      };
+    }
+  }
+
+  /**
+   * Another thread may have taken settles out of the queue and be about to send them when close
+   * half-closes the stream: those settles must still reach the broker. Here the timer's send is slow
+   * on the wire; meanwhile a worker fills a batch (its ack sends it) and close runs. Five rounds of
+   * acking 6 records and closing, after which none of the 6 comes again. (Before the fix the worker
+   * took its batch, close found nothing to send and half-closed the stream first, and the worker put
+   * the batch back, never to be sent.)
+   */
+  @Test
+  void acksTakenByAnotherSenderWhenCloseRunsAreNotLost() throws Exception {
+    for (int round = 0; round < 5; round++) {
+      String topic = "t" + round;
+      String group = "g" + round;
+      data.createTopic(topic, 1);
+      ackGroup(group);
+      data.produceValues(topic, 0, 20, "v");
+      HeldSend slow = new HeldSend();
+      ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", broker.port()).usePlaintext()
+          .intercept(slow).build();
+      ConcurrentLinkedQueue<SettleFailure> failures = new ConcurrentLinkedQueue<>();
+      try {
+        AckConsumer<String, String> c = AckConsumer.ofStrings(config(group, topic).channel(channel).ackMaxBatch(5)
+            .ackFlushInterval(Duration.ofMillis(20)).settleFailureHandler(failures::add).build());
+        List<AckRecord<String, String>> got = take(c, 20);
+        c.ack(got.get(0)); // the timer sends it, slowly
+        assertThat(slow.held.await(30, TimeUnit.SECONDS)).as("the timer's settle message is on its way").isTrue();
+        Thread worker = new Thread(() -> got.subList(1, 6).forEach(c::ack), "worker"); // the 5th sends the batch
+        worker.start();
+        Thread.sleep(100);
+        Thread closer = new Thread(c::close, "closer");
+        closer.start();
+        Thread.sleep(100);
+        slow.release.countDown();
+        worker.join(30_000);
+        closer.join(30_000);
+        assertThat(closer.isAlive()).as("close returned").isFalse();
+      } finally {
+        slow.release.countDown();
+        channel.shutdownNow();
+      }
+      assertThat(failures).as("settle failures").isEmpty();
+      AckConsumer<String, String> next = consumer(config(group, topic).build());
+      List<AckRecord<String, String>> again = take(next, 14); // 6..19 were never acked: handed back at close
+      again.addAll(next.poll(Duration.ofMillis(500)));
+      assertThat(again).extracting(AckRecord::offset).as("round %d: delivered again", round)
+          .containsExactlyInAnyOrderElementsOf(LongStream.range(6, 20).boxed().toList());
+      next.close();
+    }
+  }
+
+  /**
+   * Close while the broker is away: close waits for a stream (here requestTimeout, 2 s), then tells
+   * the handler exactly which settles were not sent; they were not applied, so they come again.
+   */
+  @Test
+  void closeWhileTheBrokerIsAwayTellsTheHandlerWhichSettlesWereNotSent() throws Exception {
+    data.createTopic("t", 2);
+    ackGroup("g");
+    data.produceValues("t", 0, 10, "a");
+    data.produceValues("t", 1, 10, "b");
+    List<SettleFailure> failures = new ArrayList<>();
+    AckConsumer<String, String> c = AckConsumer.ofStrings(config("g", "t").ackFlushInterval(Duration.ofSeconds(60))
+        .requestTimeout(Duration.ofSeconds(2)).settleFailureHandler(failures::add).build());
+    List<AckRecord<String, String>> got = take(c, 20);
+    broker.stop();
+    for (int i = 0; i < 2000 && c.memberId() != null; i++) {
+      Thread.sleep(10); // until the consumer noticed: the acks then wait for a stream
+    }
+    assertThat(c.memberId()).as("the consumer's stream is gone").isNull();
+    got.stream().filter(r -> r.partition() == 0 || r.offset() >= 5).forEach(c::ack); // partition 1: 5..9
+    c.close();
+    assertThat(failures).hasSize(2).allSatisfy(f -> {
+      assertThat(f.reason()).isEqualTo(SettleFailure.NOT_SENT);
+      assertThat(f.error().getMessage()).contains("no stream to the broker within PT2S");
+    });
+    assertThat(failures).extracting(f -> f.topicPartition().partition() + ":" + f.firstOffset() + ".." + f.lastOffset())
+        .containsExactlyInAnyOrder("0:0..9", "1:5..9");
+    assertThat(c.stats().settleFailures()).isEqualTo(2);
+
+    broker.restartOnSamePort();
+    AckConsumer<String, String> next = consumer(config("g", "t").build());
+    List<AckRecord<String, String>> again = take(next, 20);
+    assertThat(again).as("nothing was acked: every record comes again").hasSize(20);
   }
 
   @Test

@@ -18,11 +18,13 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
   private final ProduceHandler handler;
   private final int maxInflight;
   private final ApiSettings settings;
+  private final OutboundAccounts accounts;
 
-  public ProduceGrpcService(TopicManager topics, ApiSettings settings, DiskGuard disk) {
+  public ProduceGrpcService(TopicManager topics, ApiSettings settings, DiskGuard disk, OutboundAccounts accounts) {
     this.handler = new ProduceHandler(topics, settings, disk);
     this.maxInflight = settings.produceStreamMaxInflight();
     this.settings = settings;
+    this.accounts = accounts;
   }
 
   @Override
@@ -69,6 +71,6 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
   @Override
   public StreamObserver<ProduceStreamRequest> produceStream(StreamObserver<ProduceStreamResponse> responses) {
     return new ProduceStream(handler, (ServerCallStreamObserver<ProduceStreamResponse>) responses, maxInflight,
-        settings.draining(), settings.observer());
+        settings.draining(), settings.observer(), accounts.current(), settings.readExecutor());
   }
 }

@@ -12,7 +12,7 @@ class AckPartitionTest {
 
   static AckMember member(String id) {
     AckMember m = new AckMember(id, false);
-    m.connect(d -> { }, java.util.Set.of("t"), "", 0);
+    m.connect(new CollectingSink(d -> { }), java.util.Set.of("t"), "", 0);
     m.flowControl(100, 1 << 20);
     return m;
   }

@@ -229,7 +229,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
       account.release(have - size);
     }
     inTransport += size;
-    unconfirmed.sent(deliveries);
+    unconfirmed.sent(deliveries, System.nanoTime());
     try {
       for (ReceiveResponse m : messages) {
         out.onNext(m);

@@ -30,8 +30,9 @@ final class UnconfirmedDeliveries {
 
   private final ArrayDeque<Sent> sent = new ArrayDeque<>();
 
-  void sent(List<Delivery> deliveries) {
-    forgetOutlived(System.nanoTime());
+  /** {@code deliveries} went out at {@code nanos} (System.nanoTime). */
+  void sent(List<Delivery> deliveries, long nanos) {
+    forgetOutlived(nanos);
     for (Delivery d : deliveries) {
       sent.addLast(new Sent(SentDelivery.of(d)));
     }

@@ -193,6 +193,7 @@ public final class OutboundMemory {
         Waiter w = new Waiter(this, bytes, granted);
         if (waiters.isEmpty()) {
           waiting.addLast(this);
+          blocked |= !fitsBroker(bytes); // smaller ones must not overtake it
         }
         waiters.addLast(w);
         waits.incrementAndGet();

@@ -6,6 +6,8 @@
 #   3. maven           ./mvnw -B verify (all Maven tests; Surefire output shown as is)
 #   3b. go-client      scripts/go-test.sh: generated Go code current, vet, staticcheck,
 #                      go test -race against real brokers - needs 1 and 3 (the jar)
+#   3c. python-client  scripts/python-test.sh: Python stubs from the .proto alone, on gRPC's default
+#                      limits, against a real broker (answer cap, attempts, dead letters) - needs 3
 #   4. readme-smoke    scripts/readme-smoke.sh, only if it exists and is
 #                      executable - needs 1 and 3 (skipped if either failed)
 #   4b. promtool-check scripts/promtool-check.sh: `promtool check metrics` on a live scrape,
@@ -158,6 +160,9 @@ if [ "${RESULT[install-tools]}" != ok ]; then
 else
   after_maven go-client scripts/go-test.sh
 fi
+
+# 3c. A third-language client made from the .proto alone, on gRPC's defaults.
+after_maven python-client scripts/python-test.sh
 
 # 4. README smoke test (written separately; optional until it exists)
 if [ ! -x scripts/readme-smoke.sh ]; then

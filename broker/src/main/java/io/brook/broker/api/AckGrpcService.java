@@ -22,16 +22,18 @@ import java.util.List;
 public final class AckGrpcService extends AckServiceGrpc.AckServiceImplBase {
   private final GroupManager groups;
   private final Draining draining;
+  private final OutboundAccounts accounts;
 
-  public AckGrpcService(GroupManager groups, Draining draining) {
+  public AckGrpcService(GroupManager groups, Draining draining, OutboundAccounts accounts) {
     this.groups = groups;
     this.draining = draining;
+    this.accounts = accounts;
   }
 
   @Override
   public StreamObserver<ReceiveRequest> receive(StreamObserver<ReceiveResponse> out) {
     return new ReceiveSession(groups, (ServerCallStreamObserver<ReceiveResponse>) out, ClientAddress.current(),
-        draining);
+        draining, accounts.current());
   }
 
   @Override

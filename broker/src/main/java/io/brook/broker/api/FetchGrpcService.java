@@ -1,10 +1,6 @@
 package io.brook.broker.api;
 
-import com.google.protobuf.UnsafeByteOperations;
 import io.brook.broker.errors.BrokerException;
-import io.brook.broker.storage.BatchReadResult;
-import io.brook.broker.storage.LogRecord;
-import io.brook.broker.storage.ReadResult;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.TopicManager;
 import io.brook.protocol.v1.FetchPartition;
@@ -27,16 +23,17 @@ import java.util.List;
 public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBase {
   private final TopicManager topics;
   private final ApiSettings settings;
+  private final OutboundAccounts accounts;
 
-  public FetchGrpcService(TopicManager topics, ApiSettings settings) {
+  public FetchGrpcService(TopicManager topics, ApiSettings settings, OutboundAccounts accounts) {
     this.topics = topics;
     this.settings = settings;
+    this.accounts = accounts;
   }
 
   @Override
   public void fetch(FetchRequest request, StreamObserver<FetchResponse> out) {
     ServerCallStreamObserver<FetchResponse> call = (ServerCallStreamObserver<FetchResponse>) out;
-    FetchResponse first;
     int maxRecords;
     int maxBytes;
     try {
@@ -48,45 +45,27 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
       }
       maxRecords = FetchLimits.maxRecords(request.getMaxRecords());
       maxBytes = FetchLimits.maxBytes(request.getMaxBytes());
-      first = read(request, maxRecords, maxBytes);
     } catch (RuntimeException e) {
       call.onError(Errors.toStatus(e));
       return;
     }
-    long waitMs = Math.min(request.getMaxWaitMs(), settings.fetchMaxWaitMs());
-    if (waitMs == 0 || hasRecordsOrErrors(first)) {
-      call.onNext(first);
-      call.onCompleted();
-      return;
-    }
+    new FetchCall(this, request, call, maxRecords, maxBytes, settings, accounts.current()).start();
+  }
+
+  /** The partitions to wait on for a long poll, or null when one of them is gone. */
+  List<Partition> partitionsOf(FetchRequest request) {
     List<Partition> waitOn = new ArrayList<>();
-    List<Long> offsets = new ArrayList<>();
     try {
       for (FetchPartition fp : request.getPartitionsList()) {
         waitOn.add(topics.get(fp.getTopic()).partition(fp.getPartition()));
-        offsets.add(fp.getOffset());
       }
-    } catch (RuntimeException e) { // deleted since the read: answer what the read found
-      call.onNext(first);
-      call.onCompleted();
-      return;
+    } catch (RuntimeException e) { // deleted since the read
+      return null;
     }
-    LongPoll poll = new LongPoll(() -> {
-      if (call.isCancelled()) {
-        return;
-      }
-      try {
-        call.onNext(read(request, maxRecords, maxBytes));
-        call.onCompleted();
-      } catch (RuntimeException e) {
-        call.onError(Errors.toStatus(e));
-      }
-    }, settings);
-    call.setOnCancelHandler(poll::cancel);
-    poll.start(waitOn, offsets, waitMs);
+    return waitOn;
   }
 
-  private static boolean hasRecordsOrErrors(FetchResponse r) {
+  static boolean hasRecordsOrErrors(FetchResponse r) {
     for (PartitionRecords p : r.getPartitionsList()) {
       if (p.getRecordsCount() > 0 || p.getBatchesCount() > 0 || p.getErrorCodeValue() != 0) {
         return true;
@@ -95,27 +74,22 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
     return false;
   }
 
-  /** What an answer has taken so far of its record and byte limits. */
-  private static final class Taken {
-    int records;
-    int bytes;
-  }
-
-  /** Reads every requested partition once, sharing the record and byte budget in request order. */
-  private FetchResponse read(FetchRequest request, int maxRecords, int maxBytes) {
+  /** Reads every requested partition once, sharing the record, byte and size limits in request order. */
+  FetchResponse read(FetchRequest request, int maxRecords, int maxBytes) {
     FetchResponse.Builder response = FetchResponse.newBuilder();
-    Taken taken = new Taken();
+    RecordsAnswer answer = new RecordsAnswer(maxRecords, maxBytes);
     for (FetchPartition fp : request.getPartitionsList()) {
+      answer.partition();
       PartitionRecords.Builder pr = PartitionRecords.newBuilder()
           .setTopic(fp.getTopic()).setPartition(fp.getPartition()).setNextOffset(fp.getOffset());
       try {
         Partition p = topics.get(fp.getTopic()).partition(fp.getPartition());
         pr.setLogStartOffset(p.startOffset()).setEndOffset(p.endOffset());
-        if (taken.records < maxRecords && (taken.bytes < maxBytes || taken.records == 0)) {
+        if (answer.hasRoom()) {
           if (request.getRawBatches()) {
-            addBatches(p, fp.getOffset(), pr, taken, maxRecords, maxBytes);
+            answer.addBatches(p, fp.getOffset(), pr);
           } else {
-            addRecords(p, fp.getOffset(), pr, taken, maxRecords, maxBytes);
+            answer.addRecords(p, fp.getOffset(), pr);
           }
           pr.setEndOffset(Math.max(p.endOffset(), pr.getNextOffset()));
         }
@@ -127,48 +101,12 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
     return response.build();
   }
 
-  private static void addRecords(Partition p, long offset, PartitionRecords.Builder pr, Taken taken, int maxRecords,
-      int maxBytes) {
-    ReadResult rr = p.read(offset, maxRecords - taken.records,
-        taken.records == 0 ? maxBytes : maxBytes - taken.bytes);
-    long next = offset;
-    int bytesBefore = taken.bytes;
-    for (LogRecord r : rr.records()) {
-      // "At least one record" holds for the answer, not for each partition: a partition
-      // read after others must not push the answer past max_bytes.
-      if (taken.records > 0 && taken.bytes + r.payloadSize() > maxBytes) {
-        break;
-      }
-      pr.addRecords(RecordMapper.toWire(r));
-      taken.bytes += r.payloadSize();
-      taken.records++;
-      next = r.offset() + 1;
-    }
-    pr.setNextOffset(next);
-    p.topic().traffic().fetched(pr.getRecordsCount(), taken.bytes - bytesBefore);
-  }
-
-  /** Raw batches: the stored bytes go out as they are, wrapped without a copy; the client decodes them. */
-  private static void addBatches(Partition p, long offset, PartitionRecords.Builder pr, Taken taken, int maxRecords,
-      int maxBytes) {
-    BatchReadResult br = p.readBatches(offset, maxRecords - taken.records, maxBytes - taken.bytes,
-        taken.records == 0);
-    for (byte[] batch : br.batches()) {
-      pr.addBatches(UnsafeByteOperations.unsafeWrap(batch));
-    }
-    int records = (int) (br.nextOffset() - offset);
-    taken.records += records;
-    taken.bytes += br.bytes();
-    pr.setNextOffset(br.nextOffset());
-    p.topic().traffic().fetched(records, br.bytes());
-  }
-
   @Override
   public void tail(TailRequest request, StreamObserver<TailResponse> out) {
     ServerCallStreamObserver<TailResponse> call = (ServerCallStreamObserver<TailResponse>) out;
     TailSession session;
     try {
-      session = TailSession.open(topics, request, call, settings);
+      session = TailSession.open(topics, request, call, settings, accounts.current());
     } catch (RuntimeException e) {
       call.onError(Errors.toStatus(e));
       return;

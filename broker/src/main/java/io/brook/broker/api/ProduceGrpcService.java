@@ -19,11 +19,13 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
   private final ProduceHandler handler;
   private final int maxInflight;
   private final ApiSettings settings;
+  private final OutboundAccounts accounts;
 
-  public ProduceGrpcService(TopicManager topics, ApiSettings settings, DiskGuard disk) {
+  public ProduceGrpcService(TopicManager topics, ApiSettings settings, DiskGuard disk, OutboundAccounts accounts) {
     this.handler = new ProduceHandler(topics, settings, disk);
     this.maxInflight = settings.produceStreamMaxInflight();
     this.settings = settings;
+    this.accounts = accounts;
   }
 
   @Override
@@ -73,6 +75,6 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
   public StreamObserver<ProduceStreamRequest> produceStream(StreamObserver<ProduceStreamResponse> responses) {
     return new ProduceStream(handler.forCaller(Caller.principal()),
         (ServerCallStreamObserver<ProduceStreamResponse>) responses, maxInflight,
-        settings.draining(), settings.observer());
+        settings.draining(), settings.observer(), accounts.current(), settings.readExecutor());
   }
 }

@@ -1,5 +1,6 @@
 package io.brook.broker.api;
 
+import io.brook.broker.outbound.OutboundMemory;
 import io.brook.protocol.v1.ProduceResponse;
 import io.brook.protocol.v1.ProduceStreamRequest;
 import io.brook.protocol.v1.ProduceStreamResponse;
@@ -7,6 +8,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -15,8 +17,9 @@ import java.util.concurrent.CompletableFuture;
  * request order from a FIFO.
  *
  * <p>Inbound flow control: the broker asks gRPC for at most {@code maxInflight} requests ahead and
- * for one more only when it has sent an answer while the client reads; a client that sends faster
- * than the broker answers, or stops reading answers, waits instead of filling the broker's heap.
+ * for more only once the answers sent are written to the socket and the client's connection is under
+ * its share of the broker's outbound memory (answers are counted there); a client that sends faster
+ * than the broker answers, or stops reading answers, waits instead of filling the broker's memory.
  * gRPC callbacks and force completions (the flusher thread) meet here: all state is guarded by
  * this object's monitor, so the stream is written by one thread at a time.
  */
@@ -28,7 +31,12 @@ final class ProduceStream implements StreamObserver<ProduceStreamRequest> {
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
   private final Draining draining;
   private final ApiObserver observer;
+  private final OutboundMemory.Account account;
+  private final Executor executor;
   private final Runnable drain = this::drain;
+  /** Memory of answers sent and maybe not yet written. */
+  private long inTransport;
+  private OutboundMemory.Waiter waiter;
   private int owed;
   /** Requests being appended by onNext, not yet in pending. */
   private int handling;
@@ -38,12 +46,15 @@ final class ProduceStream implements StreamObserver<ProduceStreamRequest> {
   private boolean closed;
 
   ProduceStream(ProduceHandler handler, ServerCallStreamObserver<ProduceStreamResponse> call, int maxInflight,
-      Draining draining, ApiObserver observer) {
+      Draining draining, ApiObserver observer, OutboundMemory.Account account, Executor executor) {
     this.handler = handler;
     this.call = call;
     this.draining = draining;
     this.observer = observer;
+    this.account = account;
+    this.executor = executor;
     call.disableAutoRequest();
+    call.setOnReadyThreshold(1); // ready = every answer sent is written
     call.setOnReadyHandler(this::onReady);
     call.setOnCancelHandler(this::onCancel);
     call.request(maxInflight);
@@ -92,17 +103,18 @@ final class ProduceStream implements StreamObserver<ProduceStreamRequest> {
         call.onError(status);
         return;
       }
-      call.onNext(ProduceStreamResponse.newBuilder().setCorrelationId(head.correlationId()).setResponse(response)
-          .build());
+      ProduceStreamResponse answer = ProduceStreamResponse.newBuilder().setCorrelationId(head.correlationId())
+          .setResponse(response).build();
+      int size = answer.getSerializedSize() + AnswerCap.FRAME_HEADER;
+      account.force(size); // owed to a request already read; more are read only once there is room
+      inTransport += size;
+      call.onNext(answer);
       if (stopping) {
         continue; // no more reads: what the client sent beyond is resent after it reconnects
       }
-      if (call.isReady()) {
-        call.request(1);
-      } else {
-        owed++;
-      }
+      owed++;
     }
+    askForMore();
     if (!closed && clientDone && pending.isEmpty()) {
       closed = true;
       draining.remove(drain);
@@ -121,16 +133,48 @@ final class ProduceStream implements StreamObserver<ProduceStreamRequest> {
   }
 
   private synchronized void onReady() {
-    if (owed > 0 && !closed && !stopping && call.isReady()) {
-      call.request(owed);
-      owed = 0;
+    if (call.isReady()) {
+      account.release(inTransport);
+      inTransport = 0;
     }
+    askForMore();
+  }
+
+  /** Asks for the requests owed once the answers are written and the connection has room. */
+  private synchronized void askForMore() {
+    if (owed == 0 || closed || stopping || waiter != null || !call.isReady()) {
+      return;
+    }
+    account.release(inTransport);
+    inTransport = 0;
+    // Waits while the connection is over its share; the grant comes on a releasing thread, which must
+    // take no lock: the retry goes to the read pool.
+    OutboundMemory.Waiter w = account.reserve(0, () -> executor.execute(this::roomAgain));
+    if (w != null) {
+      waiter = w;
+      return;
+    }
+    call.request(owed);
+    owed = 0;
+  }
+
+  private void roomAgain() {
+    synchronized (this) {
+      waiter = null;
+    }
+    askForMore();
   }
 
   private synchronized void onCancel() {
     closed = true;
     pending.clear();
     draining.remove(drain);
+    if (waiter != null) {
+      waiter.cancel();
+      waiter = null;
+    }
+    account.release(inTransport);
+    inTransport = 0;
   }
 
   @Override

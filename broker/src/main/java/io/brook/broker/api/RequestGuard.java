@@ -28,6 +28,7 @@ import java.util.List;
  * descriptor and typed requests; the proto schema (reflection) is unchanged.
  */
 public final class RequestGuard {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(RequestGuard.class);
   private RequestGuard() {}
 
   /** A request that did not parse, and why. */
@@ -132,11 +133,21 @@ public final class RequestGuard {
       }
     }
 
+    /** Every answer of every method passes here: none goes out over the {@link AnswerCap}. */
     @Override
     public synchronized void sendMessage(A message) {
-      if (!closed) {
-        call.sendMessage(message);
+      if (closed) {
+        return;
       }
+      io.brook.broker.errors.LimitExceededException tooLarge = AnswerCap.check(message);
+      if (tooLarge != null) {
+        log.info("{}: {}", method.getFullMethodName(), tooLarge.getMessage());
+        io.grpc.StatusRuntimeException status = Errors.toStatus(tooLarge);
+        closed = true;
+        call.close(status.getStatus(), status.getTrailers() != null ? status.getTrailers() : new Metadata());
+        return;
+      }
+      call.sendMessage(message);
     }
 
     @Override

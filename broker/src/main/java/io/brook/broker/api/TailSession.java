@@ -1,8 +1,7 @@
 package io.brook.broker.api;
 
 import com.google.common.util.concurrent.MoreExecutors;
-import io.brook.broker.storage.LogRecord;
-import io.brook.broker.storage.ReadResult;
+import io.brook.broker.outbound.OutboundMemory;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.TopicManager;
 import io.brook.protocol.v1.PartitionRecords;
@@ -16,10 +15,13 @@ import java.util.concurrent.Executor;
 
 /**
  * One tail stream. All its work runs on a sequential executor over the read pool, so the stream is
- * written from one thread at a time and never by two. It sends only while the transport is ready
- * ({@code isReady}); when the client reads slowly it stops and resumes in {@code onReady}, so the
- * broker never buffers without bound. When every partition is caught up it leaves a waiter on each
- * and holds no thread until an append wakes it.
+ * written from one thread at a time and never by two. It sends one message at a time: the next only
+ * once the transport wrote the last to the socket ({@code isReady} with a threshold of one byte), and
+ * only with memory reserved for it on its connection's {@link OutboundMemory.Account}, so a client
+ * that reads slowly or not at all holds at most one message here, and all of them together at most
+ * what the broker-wide bound allows. When every partition is caught up it leaves a waiter on each and
+ * holds no thread until an append wakes it. Partitions take turns, so a busy one cannot starve the
+ * others of the stream.
  */
 final class TailSession {
   private final ServerCallStreamObserver<TailResponse> call;
@@ -28,8 +30,14 @@ final class TailSession {
   private final int maxRecords;
   private final int maxBytes;
   private final Draining draining;
+  private final OutboundMemory.Account account;
   private final Runnable drainAction = this::shutDown;
   private volatile boolean finished;
+  /** The cursor whose turn is next. Only the serial executor touches it, as the fields below. */
+  private int turn;
+  /** Bytes reserved for the message about to be read, or sent and maybe not yet written. */
+  private long reserved;
+  private OutboundMemory.Waiter waiter;
 
   private final class Cursor {
     final Partition partition;
@@ -43,24 +51,25 @@ final class TailSession {
   }
 
   private TailSession(ServerCallStreamObserver<TailResponse> call, List<Cursor> cursors, Executor serial,
-      int maxRecords, int maxBytes, Draining draining) {
+      int maxRecords, int maxBytes, Draining draining, OutboundMemory.Account account) {
     this.call = call;
     this.draining = draining;
     this.cursors = cursors;
     this.serial = serial;
     this.maxRecords = maxRecords;
     this.maxBytes = maxBytes;
+    this.account = account;
   }
 
   static TailSession open(TopicManager topics, TailRequest request, ServerCallStreamObserver<TailResponse> call,
-      ApiSettings settings) {
+      ApiSettings settings, OutboundMemory.Account account) {
     if (request.getPartitionsCount() == 0) {
       throw Errors.invalid("a tail needs at least one partition");
     }
     List<Cursor> cursors = new ArrayList<>();
     TailSession session = new TailSession(call, cursors, MoreExecutors.newSequentialExecutor(settings.readExecutor()),
         FetchLimits.maxRecords(request.getMaxRecords()), FetchLimits.maxBytes(request.getMaxBytes()),
-        settings.draining());
+        settings.draining(), account);
     for (TailPartition tp : request.getPartitionsList()) {
       Partition p = topics.get(tp.getTopic()).partition(tp.getPartition());
       long start = Positions.resolve(p, tp.hasStart() ? tp.getStart() : null, p.endOffset());
@@ -70,11 +79,13 @@ final class TailSession {
   }
 
   void start() {
+    call.setOnReadyThreshold(1); // ready = everything sent is written: what was reserved is free again
     call.setOnReadyHandler(this::schedule);
     call.setOnCancelHandler(() -> {
       finished = true;
       cursors.forEach(c -> c.partition.cancelWaiter(c.waiter));
       draining.remove(drainAction);
+      serial.execute(this::releaseAll);
     });
     draining.add(drainAction);
     schedule();
@@ -88,6 +99,7 @@ final class TailSession {
       }
       finished = true;
       cursors.forEach(c -> c.partition.cancelWaiter(c.waiter));
+      releaseAll();
       call.onError(Draining.shuttingDown());
     });
   }
@@ -98,34 +110,17 @@ final class TailSession {
     }
   }
 
-  /** Sends what is available while the client keeps up; then waits for appends or for onReady. */
+  /** Sends what is available while the client keeps up; then waits for appends, onReady or memory. */
   private void drain() {
     try {
       while (!finished && call.isReady()) {
-        boolean sent = false;
-        for (Cursor c : cursors) {
-          if (finished || !call.isReady()) {
-            return;
-          }
-          ReadResult rr = c.partition.read(c.next, maxRecords, maxBytes);
-          if (rr.records().isEmpty()) {
-            continue;
-          }
-          PartitionRecords.Builder pr = PartitionRecords.newBuilder()
-              .setTopic(c.partition.topic().name())
-              .setPartition(c.partition.index())
-              .setNextOffset(rr.nextOffset())
-              .setLogStartOffset(c.partition.startOffset())
-              .setEndOffset(c.partition.endOffset());
-          for (LogRecord r : rr.records()) {
-            pr.addRecords(RecordMapper.toWire(r));
-          }
-          c.partition.topic().traffic().fetched(rr.records());
-          call.onNext(TailResponse.newBuilder().setRecords(pr).build());
-          c.next = rr.nextOffset();
-          sent = true;
+        if (waiter != null) {
+          return; // memory is on its way: its grant schedules the next drain
         }
-        if (!sent) {
+        if (reserved == 0 && !reserve()) {
+          return;
+        }
+        if (!sendOne()) {
           for (Cursor c : cursors) {
             if (!c.partition.whenDataBeyond(c.next, c.waiter)) {
               break; // data arrived meanwhile: the waiter scheduled another drain
@@ -134,6 +129,7 @@ final class TailSession {
           if (finished) { // cancelled while registering: the cancel handler may have run before us
             cursors.forEach(c -> c.partition.cancelWaiter(c.waiter));
           }
+          releaseAll(); // nothing to send: an idle tail holds no memory
           return;
         }
       }
@@ -141,7 +137,75 @@ final class TailSession {
       finished = true;
       cursors.forEach(c -> c.partition.cancelWaiter(c.waiter));
       draining.remove(drainAction);
+      releaseAll();
       call.onError(Errors.toStatus(e));
     }
+  }
+
+  /** Reserves room for one message; false when it must wait (the grant schedules a drain). */
+  private boolean reserve() {
+    long want = Math.min(maxBytes, AnswerCap.BYTES);
+    OutboundMemory.Waiter w = account.reserve(want, () -> serial.execute(() -> {
+      waiter = null;
+      reserved = want;
+      if (finished) {
+        releaseAll();
+      } else {
+        drain();
+      }
+    }));
+    if (w != null) {
+      waiter = w;
+      return false;
+    }
+    reserved = want;
+    return true;
+  }
+
+  /**
+   * Sends one message from the first partition, in turn, that has records; false when none has. The
+   * transport being ready means the message before was written: its memory serves this one.
+   */
+  private boolean sendOne() {
+    for (int i = 0; i < cursors.size(); i++) {
+      Cursor c = cursors.get((turn + i) % cursors.size());
+      RecordsAnswer answer = new RecordsAnswer(maxRecords, maxBytes);
+      answer.partition();
+      PartitionRecords.Builder pr = PartitionRecords.newBuilder()
+          .setTopic(c.partition.topic().name())
+          .setPartition(c.partition.index());
+      answer.addRecords(c.partition, c.next, pr);
+      if (answer.records() == 0) {
+        continue;
+      }
+      pr.setLogStartOffset(c.partition.startOffset()).setEndOffset(c.partition.endOffset());
+      TailResponse message = TailResponse.newBuilder().setRecords(pr).build();
+      resize(message.getSerializedSize() + AnswerCap.FRAME_HEADER);
+      call.onNext(message);
+      c.next = pr.getNextOffset();
+      turn = (turn + i + 1) % cursors.size();
+      return true;
+    }
+    return false;
+  }
+
+  /** Makes the reservation the message's real size. */
+  private void resize(long size) {
+    if (size > reserved) {
+      account.force(size - reserved);
+    } else {
+      account.release(reserved - size);
+    }
+    reserved = size;
+  }
+
+  private void releaseAll() {
+    OutboundMemory.Waiter w = waiter;
+    waiter = null;
+    if (w != null && !w.cancel()) {
+      return; // granted meanwhile: its callback sees finished (or the idle drain) and releases
+    }
+    account.release(reserved);
+    reserved = 0;
   }
 }

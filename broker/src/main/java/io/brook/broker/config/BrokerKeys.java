@@ -28,6 +28,15 @@ public final class BrokerKeys {
       "grpc.max.concurrent.streams", "1000", Parsers::positiveInt,
       "Calls (HTTP/2 streams) one client connection may have open at once; the client waits, or is refused "
       + "(REFUSED_STREAM), beyond it.", false);
+  public static final ConfigKey<Long> OUTBOUND_MAX_BYTES = new ConfigKey<>("outbound.max.bytes",
+      String.valueOf(256L << 20), s -> Parsers.longAtLeast(s, 1 << 20),
+      "Most bytes of answers (gRPC and HTTP) handed to the network and not yet written to a socket, over all "
+      + "clients: what clients that read slowly or not at all make the broker hold. At most half the JVM's direct "
+      + "memory (lowered at start if above). Beyond it senders wait their turn, round robin across clients.", false);
+  public static final ConfigKey<Long> OUTBOUND_CLIENT_MAX_BYTES = new ConfigKey<>("outbound.client.max.bytes",
+      String.valueOf(32L << 20), s -> Parsers.longAtLeast(s, 1 << 20),
+      "The same for one client connection, so that one client that stops reading cannot take what the others "
+      + "need: its further answers wait until it reads (one answer always fits, however large).", false);
   public static final ConfigKey<Integer> MAX_TOPICS = new ConfigKey<>("max.topics", "1000", Parsers::positiveInt,
       "Most topics the broker holds (dead-letter topics included); creating more is refused with "
       + "RESOURCE_EXHAUSTED.", false);
@@ -135,7 +144,7 @@ public final class BrokerKeys {
       + "permissions) instead of being refused UNAUTHENTICATED.", false);
 
   public static final List<ConfigKey<?>> ALL = List.of(DATA_DIR, GRPC_LISTEN, GRPC_THREADS, READ_THREADS,
-      MAX_REQUEST_BYTES, GRPC_MAX_CONCURRENT_STREAMS, MAX_TOPICS, MAX_PARTITIONS, MAX_GROUPS, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
+      MAX_REQUEST_BYTES, GRPC_MAX_CONCURRENT_STREAMS, OUTBOUND_MAX_BYTES, OUTBOUND_CLIENT_MAX_BYTES, MAX_TOPICS, MAX_PARTITIONS, MAX_GROUPS, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
       PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS,
       DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, RETENTION_CHECK_INTERVAL_MS,
       DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_JOURNAL_COMPACT_EVENTS,

@@ -11,6 +11,12 @@ import java.util.Set;
 public final class AckMember {
   /** Where deliveries go: a member's stream. Called under the group's monitor, one call at a time. */
   public interface Sink {
+    /**
+     * Bytes of records the stream can take now (0: none, until it asks for a dispatch): what its
+     * transport and the broker's outbound memory allow.
+     */
+    long sendableBytes();
+
     void deliver(List<Delivery> deliveries);
   }
 
@@ -26,6 +32,8 @@ public final class AckMember {
   private long leasedRecords;
   private long leasedBytes;
   private long lastSeenMs;
+  /** What the stream can still take in the dispatch under way. */
+  private long sendable;
 
   public AckMember(String id, boolean keepsLeases, String owner) {
     this.id = id;
@@ -87,19 +95,25 @@ public final class AckMember {
     lastSeenMs = nowMs;
   }
 
-  /** Records it may still take: 0 when it is full or has no stream. */
-  public long roomRecords() {
-    return sink == null || leasedBytes >= maxBytes ? 0 : Math.max(0, maxRecords - leasedRecords);
+  /** A dispatch begins: asks the stream what it can take in this one. */
+  public void startDispatch() {
+    sendable = sink == null ? 0 : sink.sendableBytes();
   }
 
-  /** Bytes it may still take (at least one record goes out even when larger). */
+  /** Records it may still take in this dispatch: 0 when it is full, has no stream, or its stream cannot send. */
+  public long roomRecords() {
+    return sink == null || leasedBytes >= maxBytes || sendable <= 0 ? 0 : Math.max(0, maxRecords - leasedRecords);
+  }
+
+  /** Bytes it may still take in this dispatch (at least one record goes out even when larger). */
   public long roomBytes() {
-    return Math.max(1, maxBytes - leasedBytes);
+    return Math.max(1, Math.min(maxBytes - leasedBytes, sendable));
   }
 
   void leased(int bytes) {
     leasedRecords++;
     leasedBytes += bytes;
+    sendable -= Math.max(1, bytes);
   }
 
   void released(int bytes) {

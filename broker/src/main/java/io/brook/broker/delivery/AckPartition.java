@@ -188,6 +188,27 @@ public final class AckPartition {
     deadline[s] = dueMs;
   }
 
+  /**
+   * Takes back a delivery that never reached its member (its stream failed while sending it): the
+   * attempt does not count, and the offset is available again at once. Only when {@code m} still holds
+   * that very delivery; answers whether it did.
+   */
+  public boolean undeliver(long offset, AckMember m, int attempt, long now) {
+    if (offset < start || offset >= next) {
+      return false;
+    }
+    int s = slot(offset);
+    if (state[s] != LEASED || holder[s] != m || attempts[s] != attempt) {
+      return false;
+    }
+    release(offset, now);
+    attempts[s]--;
+    if (attempt > 1) {
+      redeliveries--;
+    }
+    return true;
+  }
+
   public void extend(long offset, long leaseDeadline) {
     deadline[slot(offset)] = leaseDeadline;
   }
@@ -283,6 +304,16 @@ public final class AckPartition {
         unsettled++;
       }
       attempts[slot(o)]++;
+    }
+  }
+
+  /** Replays a delivery taken back: each offset's attempts shrink by one. */
+  public void replayUndelivered(long first, long last) {
+    for (long o = Math.max(first, start); o <= Math.min(last, next - 1); o++) {
+      int s = slot(o);
+      if (state[s] != SETTLED && attempts[s] > 0) {
+        attempts[s]--;
+      }
     }
   }
 

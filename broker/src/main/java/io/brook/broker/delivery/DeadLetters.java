@@ -24,12 +24,10 @@ public final class DeadLetters {
   public static final String REASON_REJECTED = "rejected";
 
   private final TopicManager topics;
-  private final int maxBatchRecords;
   private final DiskGuard disk;
 
-  public DeadLetters(TopicManager topics, int maxBatchRecords, DiskGuard disk) {
+  public DeadLetters(TopicManager topics, DiskGuard disk) {
     this.topics = topics;
-    this.maxBatchRecords = maxBatchRecords;
     this.disk = disk;
   }
 
@@ -63,7 +61,7 @@ public final class DeadLetters {
     headers.add(header("brook.dlq.attempts", Integer.toString(attempts)));
     headers.add(header("brook.dlq.reason", reason));
     int p = r.key() != null ? Partitioner.partitionForKey(r.key(), t.partitionCount()) : t.nextKeylessPartition();
-    t.partition(p).append(List.of(LogRecord.of(r.key(), r.value(), r.timestamp(), headers)), nowMs, maxBatchRecords);
+    t.partition(p).appendDeadLetter(LogRecord.of(r.key(), r.value(), r.timestamp(), headers), nowMs);
   }
 
   private static RecordHeader header(String name, String value) {

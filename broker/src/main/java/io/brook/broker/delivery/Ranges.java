@@ -23,6 +23,15 @@ public final class Ranges {
     return size == 0;
   }
 
+  /** Offsets held. */
+  public int count() {
+    long n = 0;
+    for (int i = 0; i < size; i += 2) {
+      n += pairs[i + 1] - pairs[i] + 1;
+    }
+    return (int) n;
+  }
+
   public long[] toArray() {
     return Arrays.copyOf(pairs, size);
   }

@@ -5,6 +5,7 @@ import io.brook.broker.delivery.AckPartition;
 import io.brook.broker.delivery.DeadLetters;
 import io.brook.broker.delivery.Delivery;
 import io.brook.broker.delivery.Ranges;
+import io.brook.broker.delivery.SentDelivery;
 import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
@@ -62,7 +63,7 @@ public final class AckGroup extends Group {
 
   AckGroup(String name, GroupContext ctx, GroupConfig config) {
     super(name, ctx, config);
-    this.deadLetters = new DeadLetters(ctx.topics(), ctx.maxBatchRecords(), ctx.disk());
+    this.deadLetters = new DeadLetters(ctx.topics(), ctx.disk());
   }
 
   @Override
@@ -294,8 +295,34 @@ public final class AckGroup extends Group {
     return new Failure(r.topic(), r.partition(), r.first(), r.last(), BrokerError.INVALID_REQUEST, message);
   }
 
+  /**
+   * Deliveries of a member's stream that failed while they were being sent: they never reached the
+   * member, so they do not count as attempts (journaled), and they are available again at once.
+   */
+  public synchronized void undeliver(AckMember m, List<SentDelivery> deliveries) {
+    long now = ctx.clock().millis();
+    Map<AckPartition, Ranges> taken = new LinkedHashMap<>();
+    for (SentDelivery d : deliveries) {
+      AckPartition ap = stateOf(new TopicPartition(d.topic(), d.partition()));
+      long offset = d.offset();
+      if (ap != null && ap.undeliver(offset, m, d.attempt(), now)) {
+        taken.computeIfAbsent(ap, k -> new Ranges()).add(offset);
+      }
+    }
+    if (taken.isEmpty()) {
+      return;
+    }
+    List<JournalEvent> events = new ArrayList<>();
+    taken.forEach((ap, ranges) -> events.add(new JournalEvent.Undelivered(ap.key(), ranges.toArray())));
+    write(events);
+    nextDeadlineMs = Math.min(nextDeadlineMs, now);
+    log.info("Group {}: member {}: {} deliveries failed with its stream; they do not count as attempts", name,
+        m.id(), taken.values().stream().mapToInt(Ranges::count).sum());
+    requestDispatch();
+  }
+
   /** Asks for a dispatch on the executor; many asks before it runs make one. */
-  void requestDispatch() {
+  public void requestDispatch() {
     if (dispatchQueued.compareAndSet(false, true)) {
       try {
         ctx.executor().execute(this::runDispatch);
@@ -326,6 +353,7 @@ public final class AckGroup extends Group {
     }
     List<AckMember> ready = new ArrayList<>();
     for (AckMember m : members.values()) {
+      m.startDispatch();
       if (m.roomRecords() > 0) {
         ready.add(m);
       }
@@ -626,6 +654,14 @@ public final class AckGroup extends Group {
         long[] r = d.ranges();
         for (int i = 0; i < r.length; i += 2) {
           ap.replayDelivered(r[i], r[i + 1]);
+        }
+      }
+    } else if (event instanceof JournalEvent.Undelivered u) {
+      AckPartition ap = partitions.get(u.key());
+      if (ap != null) {
+        long[] r = u.ranges();
+        for (int i = 0; i < r.length; i += 2) {
+          ap.replayUndelivered(r[i], r[i + 1]);
         }
       }
     } else if (event instanceof JournalEvent.Settled st) {

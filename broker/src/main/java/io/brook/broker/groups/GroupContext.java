@@ -13,4 +13,4 @@ import java.util.concurrent.Executor;
  * @param disk refuses journal writes and dead letters once the headroom for them is used up
  */
 public record GroupContext(TopicManager topics, InstantSource clock, Executor executor, long minSessionTimeoutMs,
-    long maxSessionTimeoutMs, int maxBatchRecords, DiskGuard disk) {}
+    long maxSessionTimeoutMs, DiskGuard disk) {}

@@ -33,6 +33,9 @@ sealed interface JournalEvent {
   /** Ack mode: each offset of the ranges was delivered once more. */
   record Delivered(int key, long[] ranges) implements JournalEvent {}
 
+  /** Ack mode: each offset's last delivery never reached its member: it does not count as an attempt. */
+  record Undelivered(int key, long[] ranges) implements JournalEvent {}
+
   /** Ack mode: the offsets of the ranges are settled (acked or dead-lettered). */
   record Settled(int key, long[] ranges) implements JournalEvent {}
 
@@ -97,6 +100,8 @@ sealed interface JournalEvent {
         out.writeInt(f.key());
       } else if (event instanceof SnapshotEnd) {
         out.writeByte(10);
+      } else if (event instanceof Undelivered u) {
+        writeRanges(out, 11, u.key(), u.ranges());
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -144,6 +149,7 @@ sealed interface JournalEvent {
       }
       case 9 -> new Forget(in.readInt());
       case 10 -> new SnapshotEnd();
+      case 11 -> new Undelivered(in.readInt(), readLongs(in));
       default -> throw new IOException("unknown journal event tag " + tag);
     };
   }

@@ -1,6 +1,7 @@
 package io.brook.broker.http;
 
 import io.brook.broker.metrics.BrokerMetrics;
+import io.brook.broker.outbound.OutboundMemory;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
@@ -19,10 +20,12 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AttributeKey;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * So a client that pipelines requests and reads no answers holds at most one answer in memory.
  * Probes are answered on the event loop; /metrics and /stats are rendered on the scrape thread,
  * so a slow scrape never delays a probe.
+ *
+ * <p>Every answer is counted in the broker's {@link OutboundMemory} on its connection's account until
+ * it is written: a scrape reserves about the size of the last one before it renders, and waits its
+ * turn when memory is short, so clients that read nothing hold at most their share.
  */
 @Sharable
 final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -48,8 +55,16 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   private record Ask(HttpMethod method, String path, String authorization, boolean clientCertificate,
       boolean keepAlive) {}
 
+  /** The connection's share of the outbound memory (set when the connection opens). */
+  static final AttributeKey<OutboundMemory.Account> ACCOUNT = AttributeKey.valueOf("brook.outbound.account");
+  /** Room for the status line and headers of an answer. */
+  private static final int HEADERS = 256;
+
   private final HttpRoutes routes;
   private final Executor scrapes;
+  /** The size of the last /metrics and /stats answers: what the next one reserves before it renders. */
+  private final AtomicLong lastMetrics = new AtomicLong(64 << 10);
+  private final AtomicLong lastStats = new AtomicLong(64 << 10);
 
   HttpHandler(HttpRoutes routes, Executor scrapes) {
     this.routes = routes;
@@ -68,30 +83,53 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     Ask ask = new Ask(request.method(), new QueryStringDecoder(request.uri()).path(),
         request.headers().get(HttpHeaderNames.AUTHORIZATION), verifiedClientCertificate(ctx),
         HttpUtil.isKeepAlive(request));
+    OutboundMemory.Account account = ctx.channel().attr(ACCOUNT).get();
     FullHttpResponse quick = quickAnswer(ask);
     if (quick != null) {
-      send(ctx, ask, quick);
+      send(ctx, ask, quick, account, 0);
       return;
     }
+    long estimate = (ask.path().equals("/metrics") ? lastMetrics : lastStats).get();
+    OutboundMemory.Waiter w = account.reserve(estimate, () -> scrapeLater(ctx, ask, account, estimate));
+    if (w == null) {
+      scrapeLater(ctx, ask, account, estimate);
+    }
+  }
+
+  /** Renders on the scrape thread (memory for the answer is reserved), then writes on the event loop. */
+  private void scrapeLater(ChannelHandlerContext ctx, Ask ask, OutboundMemory.Account account, long reserved) {
     try {
       scrapes.execute(() -> {
         FullHttpResponse scraped = scrape(ask);
-        ctx.channel().eventLoop().execute(() -> send(ctx, ask, scraped));
+        (ask.path().equals("/metrics") ? lastMetrics : lastStats).set(scraped.content().readableBytes() + HEADERS);
+        ctx.channel().eventLoop().execute(() -> send(ctx, ask, scraped, account, reserved));
       });
     } catch (RejectedExecutionException e) { // the server is closing
+      account.release(reserved);
       ctx.close();
     }
   }
 
-  /** Writes the answer, then reads the next request (or closes the connection). */
-  private static void send(ChannelHandlerContext ctx, Ask ask, FullHttpResponse response) {
+  /**
+   * Writes the answer, its memory counted until it is written ({@code reserved} made its real size),
+   * then reads the next request (or closes the connection).
+   */
+  private static void send(ChannelHandlerContext ctx, Ask ask, FullHttpResponse response,
+      OutboundMemory.Account account, long reserved) {
     if (ask.method().equals(HttpMethod.HEAD)) { // same headers (the GET's length), no body
       FullHttpResponse full = response;
       response = full.replace(Unpooled.EMPTY_BUFFER);
       full.release();
     }
+    long size = response.content().readableBytes() + HEADERS;
+    if (size > reserved) {
+      account.force(size - reserved);
+    } else {
+      account.release(reserved - size);
+    }
     HttpUtil.setKeepAlive(response, ask.keepAlive());
     ctx.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
+      account.release(size);
       if (ask.keepAlive() && f.isSuccess()) {
         ctx.channel().config().setAutoRead(true); // the next request (one held back, or a new read)
       } else {

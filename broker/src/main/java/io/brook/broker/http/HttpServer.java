@@ -1,6 +1,7 @@
 package io.brook.broker.http;
 
 import io.brook.broker.config.BrokerKeys;
+import io.brook.broker.outbound.OutboundMemory;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -48,7 +49,8 @@ public final class HttpServer implements AutoCloseable {
   }
 
   /** Binds and serves; fails with an IOException naming the address when it cannot bind. */
-  public static HttpServer start(InetSocketAddress listen, SslContext ssl, HttpRoutes routes) throws IOException {
+  public static HttpServer start(InetSocketAddress listen, SslContext ssl, HttpRoutes routes, OutboundMemory outbound)
+      throws IOException {
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("brook-http", true),
         NioIoHandler.newFactory());
     ExecutorService scrapes = Executors.newSingleThreadExecutor(new DefaultThreadFactory("brook-http-scrape", true));
@@ -63,7 +65,12 @@ public final class HttpServer implements AutoCloseable {
               ch.close();
               return;
             }
-            ch.closeFuture().addListener(f -> open.decrementAndGet());
+            OutboundMemory.Account account = outbound.open();
+            ch.attr(HttpHandler.ACCOUNT).set(account);
+            ch.closeFuture().addListener(f -> {
+              open.decrementAndGet();
+              account.close();
+            });
             ChannelPipeline p = ch.pipeline();
             if (ssl != null) {
               p.addLast(ssl.newHandler(ch.alloc()));

@@ -7,6 +7,7 @@ import io.brook.broker.groups.Group;
 import io.brook.broker.groups.GroupManager;
 import io.brook.broker.groups.GroupMode;
 import io.brook.broker.groups.GroupView;
+import io.brook.broker.outbound.OutboundMemory;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Retention;
 import io.brook.broker.topics.Topic;
@@ -42,7 +43,7 @@ public final class BrokerMetrics {
   private final GroupManager groups;
 
   public BrokerMetrics(TopicManager topics, GroupManager groups, DiskGuard disk, Retention retention,
-      IntSupplier connections, IntSupplier longCalls) {
+      IntSupplier connections, IntSupplier longCalls, OutboundMemory outbound) {
     this.topics = topics;
     this.groups = groups;
     rpc = new RpcMetrics(registry);
@@ -74,7 +75,23 @@ public final class BrokerMetrics {
         .help("Produce, tail and receive streams open and fetches waiting for records: the calls a "
             + "shutdown tells to reconnect.")
         .callback(cb -> cb.call(longCalls.getAsInt())).register(registry);
+    outboundMetrics(outbound);
     JvmMetrics.builder().register(registry);
+  }
+
+  private void outboundMetrics(OutboundMemory outbound) {
+    GaugeWithCallback.builder().name("brook_outbound_bytes")
+        .help("Bytes of answers (gRPC and HTTP) handed to the network and not yet written to a socket.")
+        .callback(cb -> cb.call(outbound.held())).register(registry);
+    GaugeWithCallback.builder().name("brook_outbound_limit_bytes")
+        .help("The broker-wide bound on brook_outbound_bytes (outbound.max.bytes); outbound.client.max.bytes "
+            + "bounds each connection.")
+        .callback(cb -> cb.call(outbound.limit())).register(registry);
+    GaugeWithCallback.builder().name("brook_outbound_waiting_senders")
+        .help("Answers and streams waiting for outbound memory now (their clients read slowly or not at all).")
+        .callback(cb -> cb.call(outbound.waiting())).register(registry);
+    counter("brook_outbound_waits_total", "Times an answer or a stream message had to wait for outbound memory.",
+        outbound::waits);
   }
 
   /** The interceptor that times calls and counts rejections; the gRPC server installs it. */

@@ -7,6 +7,7 @@ import io.brook.broker.api.ClientAddress;
 import io.brook.broker.api.Draining;
 import io.brook.broker.api.FetchGrpcService;
 import io.brook.broker.api.GroupGrpcService;
+import io.brook.broker.api.OutboundAccounts;
 import io.brook.broker.api.ProduceGrpcService;
 import io.brook.broker.api.ReadinessInterceptor;
 import io.brook.broker.api.RequestGuard;
@@ -25,6 +26,7 @@ import io.brook.broker.http.HttpServer;
 import io.brook.broker.http.HttpTls;
 import io.brook.broker.http.StatsSource;
 import io.brook.broker.metrics.BrokerMetrics;
+import io.brook.broker.outbound.OutboundMemory;
 import io.brook.broker.producers.ProducerIds;
 import io.brook.broker.security.BrokerSecurity;
 import io.brook.broker.storage.DataDirectoryLock;
@@ -106,6 +108,7 @@ public final class Broker implements AutoCloseable {
   private final BrokerConfig config;
   private final long startedAtMs;
   private volatile HttpServer http;
+  private final OutboundMemory outbound;
 
   private Broker(BrokerConfig config, LogFactory logFactory, InstantSource clock) throws IOException {
     Path dataDir = config.get(BrokerKeys.DATA_DIR);
@@ -128,10 +131,12 @@ public final class Broker implements AutoCloseable {
       disk = diskGuard(config, dataDir);
       groups = new GroupManager(dataDir, new GroupContext(topics, clock, readExecutor,
           config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS),
-          config.get(BrokerKeys.MAX_BATCH_RECORDS), disk), logFactory,
+          disk), logFactory,
           config.get(BrokerKeys.GROUP_JOURNAL_COMPACT_EVENTS));
       groups.limit(config.get(BrokerKeys.MAX_GROUPS));
-      metrics = new BrokerMetrics(topics, groups, disk, retention, connections::open, draining::open);
+      outbound = outboundMemory(config);
+      OutboundAccounts accounts = new OutboundAccounts(outbound);
+      metrics = new BrokerMetrics(topics, groups, disk, retention, connections::open, draining::open, outbound);
       ApiSettings settings = new ApiSettings(config.get(BrokerKeys.MAX_BATCH_RECORDS),
           config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), config.get(BrokerKeys.FETCH_MAX_WAIT_MS), clock,
           readExecutor, timer, flusher, producerIds, draining, metrics.rpc());
@@ -152,6 +157,8 @@ public final class Broker implements AutoCloseable {
       server = builder
           .executor(grpcExecutor)
           .addTransportFilter(connections)
+          .addTransportFilter(accounts)
+          .intercept(accounts)
           .intercept(metrics.rpc()) // server-wide, so it sees what every other interceptor answers
           .maxInboundMessageSize(config.get(BrokerKeys.MAX_REQUEST_BYTES))
           .maxConcurrentCallsPerConnection(config.get(BrokerKeys.GRPC_MAX_CONCURRENT_STREAMS))
@@ -160,13 +167,13 @@ public final class Broker implements AutoCloseable {
           .permitKeepAliveWithoutCalls(true)
           .keepAliveTime(60, TimeUnit.SECONDS)
           .keepAliveTimeout(20, TimeUnit.SECONDS)
-          .addService(api(new ProduceGrpcService(topics, settings, disk), withAuth(gate)))
-          .addService(api(new FetchGrpcService(topics, settings), withAuth(gate)))
+          .addService(api(new ProduceGrpcService(topics, settings, disk, accounts), withAuth(gate)))
+          .addService(api(new FetchGrpcService(topics, settings, accounts), withAuth(gate)))
           .addService(api(new AdminGrpcService(topics, disk), withAuth(gate)))
           .addService(api(new GroupGrpcService(groups,
               config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS)),
               withAuth(address, gate)))
-          .addService(api(new AckGrpcService(groups, draining), withAuth(address, gate)))
+          .addService(api(new AckGrpcService(groups, draining, accounts), withAuth(address, gate)))
           .addService(health.getHealthService()) // no credentials: Kubernetes probes
           .addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(), withAuth()))
           .build();
@@ -174,6 +181,22 @@ public final class Broker implements AutoCloseable {
       lock.close();
       throw e;
     }
+  }
+
+  /**
+   * The outbound memory bound: outbound.max.bytes, but at most half the JVM's direct memory (gRPC's
+   * Netty writes answers from direct buffers), so reaching it slows clients instead of failing reads
+   * with an OutOfMemoryError.
+   */
+  private static OutboundMemory outboundMemory(BrokerConfig config) {
+    long limit = config.get(BrokerKeys.OUTBOUND_MAX_BYTES);
+    long direct = io.netty.util.internal.PlatformDependent.maxDirectMemory();
+    if (direct > 0 && limit > direct / 2) {
+      log.warn("{}={} is over half the JVM's direct memory ({} bytes): using {}", BrokerKeys.OUTBOUND_MAX_BYTES.name(),
+          limit, direct, direct / 2);
+      limit = direct / 2;
+    }
+    return new OutboundMemory(limit, config.get(BrokerKeys.OUTBOUND_CLIENT_MAX_BYTES));
   }
 
   /** The interceptors with authentication and authorization last, so that they run first (when auth is on). */
@@ -256,7 +279,7 @@ public final class Broker implements AutoCloseable {
     String version = Broker.class.getPackage().getImplementationVersion();
     HttpRoutes routes = new HttpRoutes(this::notReadyReason, metrics, new StatsSource(version == null ? "dev" : version,
         startedAtMs, topics, groups, disk, connections::open), access);
-    http = HttpServer.start(listen, HttpTls.context(security.tls()), routes);
+    http = HttpServer.start(listen, HttpTls.context(security.tls()), routes, outbound);
     log.info("HTTP on {}://{}:{} (/healthz /readyz /metrics /stats)", http.scheme(), listen.getHostString(),
         http.port());
   }

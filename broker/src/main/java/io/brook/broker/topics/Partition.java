@@ -169,6 +169,16 @@ public final class Partition {
     return appendChecked(new AppendBatch(records, nowMs, topic.config().logAppendTime(), ProducerStamp.NONE));
   }
 
+  /**
+   * Appends a dead letter: a record its own topic accepted, with headers naming its origin added. It
+   * is not held to this topic's max.message.bytes: a record its topic took must always be
+   * dead-letterable, and the origin headers make it larger than it was.
+   */
+  public AppendResult appendDeadLetter(LogRecord record, long nowMs) {
+    checkOpen();
+    return appendChecked(new AppendBatch(List.of(record), nowMs, topic.config().logAppendTime(), ProducerStamp.NONE));
+  }
+
   /** Appends records a producer sent encoded, once {@link Topic#checkEncoded} has checked them. */
   public AppendResult append(EncodedRecords records, long nowMs) {
     checkOpen();

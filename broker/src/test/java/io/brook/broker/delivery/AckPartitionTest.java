@@ -12,7 +12,7 @@ class AckPartitionTest {
 
   static AckMember member(String id) {
     AckMember m = new AckMember(id, false, null);
-    m.connect(d -> { }, java.util.Set.of("t"), "", 0);
+    m.connect(new CollectingSink(d -> { }), java.util.Set.of("t"), "", 0);
     m.flowControl(100, 1 << 20);
     return m;
   }
@@ -114,5 +114,39 @@ class AckPartitionTest {
     assertThat(p.deletedUnsettled()).isEqualTo(3 + 2 + 4);
     assertThat(a.leasedRecords()).isZero();
     assertThat(p.unsettled()).isZero();
+  }
+
+  @Test
+  void aDeliveryTakenBackDoesNotCountAndIsDueAtOnce() {
+    AckPartition p = new AckPartition(null, 0, 0);
+    p.leaseNew(0, 4, a, 1000);
+    p.leaseNew(1, 4, a, 1000);
+    assertThat(p.undeliver(0, b, 1, 50)).as("another member's lease").isFalse();
+    assertThat(p.undeliver(0, a, 2, 50)).as("not that delivery").isFalse();
+    assertThat(p.undeliver(0, a, 1, 50)).isTrue();
+    assertThat(p.attempts(0)).isZero();
+    assertThat(p.check(0, a)).isEqualTo(Check.LEASE_EXPIRED);
+    assertThat(p.nextDue(0, 50)).isEqualTo(0);
+    assertThat(a.leasedRecords()).isEqualTo(1);
+    assertThat(p.leaseAgain(0, 4, b, 2000)).as("delivered again as the first attempt").isEqualTo(1);
+    assertThat(p.redeliveries()).isEqualTo(1);
+    assertThat(p.undeliver(0, b, 1, 60)).isTrue();
+    assertThat(p.redeliveries()).as("a redelivery taken back is none").isEqualTo(1);
+
+    p.expire(5000);
+    assertThat(p.undeliver(1, a, 1, 5000)).as("a lease that ran out was outlived: it counts").isFalse();
+    assertThat(p.attempts(1)).isEqualTo(1);
+  }
+
+  @Test
+  void replayTakesBackWhatWasUndelivered() {
+    AckPartition p = new AckPartition(null, 0, 0);
+    p.replayDelivered(0, 3);
+    p.replayDelivered(2, 3);
+    p.replayUndelivered(3, 3);
+    p.replaySettled(1, 1);
+    p.replayUndelivered(1, 1); // settled: stays as it was
+    assertThat(new int[] {p.attempts(0), p.attempts(2), p.attempts(3)}).containsExactly(1, 2, 1);
+    assertThat(p.snapshot()).containsExactly(1, -2, 2, 1);
   }
 }

@@ -48,12 +48,13 @@ class AckGroupSettleTest {
     // A disk that never fills; dispatch runs on the calling thread: deliveries are there when connect returns.
     DiskGuard disk = new DiskGuard(() -> Long.MAX_VALUE, new DiskLimits(0, 0, 0, 60_000), () -> 0,
         (from, to, message) -> { }, dir.toString());
-    groups = new GroupManager(dir, new GroupContext(topics, InstantSource.system(), Runnable::run, 100, 100_000, 1000,
+    groups = new GroupManager(dir, new GroupContext(topics, InstantSource.system(), Runnable::run, 100, 100_000,
         disk), LogFactory.MEMORY, 100_000);
     groups.recover();
     groups.create("g", GroupMode.ACK, Map.of("auto.offset.reset", "earliest", "max.unsettled.per.partition", "6"));
     group = groups.ackGroup("g", false);
-    member = group.connect("m", List.of("t"), delivered::addAll, 1000, 1 << 20, "test", null);
+    member = group.connect("m", List.of("t"), new io.brook.broker.delivery.CollectingSink(delivered::addAll), 1000,
+        1 << 20, "test", null);
   }
 
   @AfterEach

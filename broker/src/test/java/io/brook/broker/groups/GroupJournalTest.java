@@ -34,15 +34,17 @@ class GroupJournalTest {
     try (GroupJournal j = GroupJournal.create(dir, LogFactory.CHRONICLE, clock, 1000, List.of(config()))) {
       j.append(List.of(new JournalEvent.PartitionKey(0, "t", id, 3), new JournalEvent.Commit(0, 42, 7, "meta")));
       j.append(new JournalEvent.Delivered(0, new long[] {1, 5, 9, 9}));
+      j.append(new JournalEvent.Undelivered(0, new long[] {4, 5}));
     }
     GroupJournal.Opened o = GroupJournal.open(dir, LogFactory.CHRONICLE, clock, 1000);
     o.journal().close();
-    assertThat(o.events()).hasSize(5);
+    assertThat(o.events()).hasSize(6);
     assertThat(o.events().get(0)).isEqualTo(config());
     assertThat(o.events().get(1)).isInstanceOf(JournalEvent.SnapshotEnd.class);
     assertThat(o.events().get(2)).isEqualTo(new JournalEvent.PartitionKey(0, "t", id, 3));
     assertThat(o.events().get(3)).isEqualTo(new JournalEvent.Commit(0, 42, 7, "meta"));
     assertThat(((JournalEvent.Delivered) o.events().get(4)).ranges()).containsExactly(1, 5, 9, 9);
+    assertThat(((JournalEvent.Undelivered) o.events().get(5)).ranges()).containsExactly(4, 5);
   }
 
   @Test

@@ -1,0 +1,79 @@
+package io.brook.broker.api;
+
+import io.brook.broker.delivery.Delivery;
+import io.brook.broker.delivery.SentDelivery;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * The deliveries of a Receive stream that its member may not have got: a delivery counts as an
+ * attempt only once the stream outlived it. It did when the message was written to the socket and
+ * then the member sent anything on the stream, or the stream stayed open {@link #OUTLIVED_MS} after
+ * the write. A stream that fails before that failed with the message (a client that refuses a
+ * message over its inbound limit resets the stream as it reads the message's length): those
+ * deliveries go back without counting. Not thread-safe: the group's monitor guards it.
+ */
+final class UnconfirmedDeliveries {
+  static final long OUTLIVED_MS = 1000;
+
+  private static final class Sent {
+    final SentDelivery delivery;
+    /** When the transport had written it (System.nanoTime), or 0 while it is still being sent. */
+    long writtenAt;
+
+    Sent(SentDelivery delivery) {
+      this.delivery = delivery;
+    }
+  }
+
+  private final ArrayDeque<Sent> sent = new ArrayDeque<>();
+
+  /** {@code deliveries} went out at {@code nanos} (System.nanoTime). */
+  void sent(List<Delivery> deliveries, long nanos) {
+    forgetOutlived(nanos);
+    for (Delivery d : deliveries) {
+      sent.addLast(new Sent(SentDelivery.of(d)));
+    }
+  }
+
+  /** The transport wrote everything sent so far. */
+  void written(long nanos) {
+    for (Iterator<Sent> it = sent.descendingIterator(); it.hasNext(); ) {
+      Sent s = it.next();
+      if (s.writtenAt != 0) {
+        break;
+      }
+      s.writtenAt = nanos == 0 ? 1 : nanos;
+    }
+    forgetOutlived(nanos);
+  }
+
+  /** The member sent something: what was written before has reached it. */
+  void answered() {
+    while (!sent.isEmpty() && sent.peekFirst().writtenAt != 0) {
+      sent.pollFirst();
+    }
+  }
+
+  /** The stream failed at {@code nanos}: the deliveries it did not outlive. */
+  List<SentDelivery> failedAt(long nanos) {
+    forgetOutlived(nanos);
+    List<SentDelivery> out = new ArrayList<>(sent.size());
+    sent.forEach(s -> out.add(s.delivery));
+    sent.clear();
+    return out;
+  }
+
+  void clear() {
+    sent.clear();
+  }
+
+  private void forgetOutlived(long nanos) {
+    long outlived = OUTLIVED_MS * 1_000_000;
+    while (!sent.isEmpty() && sent.peekFirst().writtenAt != 0 && nanos - sent.peekFirst().writtenAt >= outlived) {
+      sent.pollFirst();
+    }
+  }
+}

@@ -66,7 +66,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     this.draining = draining;
     this.account = account;
     out.setOnReadyThreshold(1); // ready = everything sent is written
-    out.setOnCancelHandler(() -> gone(true));
+    out.setOnCancelHandler(this::gone);
     out.setOnReadyHandler(this::onReady);
     // Requests are read one at a time, the next once the answers before are written: a client that
     // sends settles and reads nothing cannot make the broker queue answers to them.
@@ -83,14 +83,9 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     try {
       if (member == null) {
         join(request); // then its settles, if any: a member taking over its leases may ack them at once
-      } else {
-        synchronized (group) {
-          unconfirmed.answered();
-        }
-        if (request.hasFlowControl()) {
-          long[] fc = flowControl(request.getFlowControl());
-          group.flowControl(member, fc[0], fc[1]);
-        }
+      } else if (request.hasFlowControl()) {
+        long[] fc = flowControl(request.getFlowControl());
+        group.flowControl(member, fc[0], fc[1]);
       }
       settle(request);
     } catch (RuntimeException e) {
@@ -238,7 +233,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
         out.onNext(m);
       }
     } catch (RuntimeException e) {
-      gone(true); // cancelled under us: what was not written goes back
+      gone(); // cancelled under us: what the stream did not outlive goes back
     }
   }
 
@@ -302,7 +297,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     synchronized (g) {
       endWith(status);
     }
-    gone(false);
+    gone();
   }
 
   private void endWith(RuntimeException status) {
@@ -318,10 +313,11 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
   }
 
   /**
-   * The stream is over. {@code failed}: the client went away or the transport broke, so the
-   * deliveries the stream did not outlive go back without counting.
+   * The stream is over, however it ended: the deliveries it did not outlive (written less than a
+   * second ago, or not yet) go back without counting. So a member that closes right after its last
+   * acks is not charged for what the broker sent it meanwhile.
    */
-  private void gone(boolean failed) {
+  private void gone() {
     ended = true;
     draining.remove(drain);
     AckGroup g = group;
@@ -330,10 +326,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
       return; // it never joined: nothing was sent or reserved
     }
     synchronized (g) {
-      if (failed) {
-        g.undeliver(m, unconfirmed.failedAt(System.nanoTime()));
-      }
-      unconfirmed.clear();
+      g.undeliver(m, unconfirmed.endedAt(System.nanoTime()));
       OutboundMemory.Waiter w = waiter;
       waiter = null;
       if (w != null) {
@@ -347,7 +340,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
 
   @Override
   public void onError(Throwable t) {
-    gone(true);
+    gone();
   }
 
   @Override
@@ -361,7 +354,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
           out.onCompleted();
         }
       }
-      gone(false);
+      gone();
     } else if (!ended) {
       ended = true;
       out.onCompleted();

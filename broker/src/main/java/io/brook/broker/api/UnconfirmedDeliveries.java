@@ -9,11 +9,12 @@ import java.util.List;
 
 /**
  * The deliveries of a Receive stream that its member may not have got: a delivery counts as an
- * attempt only once the stream outlived it. It did when the message was written to the socket and
- * then the member sent anything on the stream, or the stream stayed open {@link #OUTLIVED_MS} after
- * the write. A stream that fails before that failed with the message (a client that refuses a
- * message over its inbound limit resets the stream as it reads the message's length): those
- * deliveries go back without counting. Not thread-safe: the group's monitor guards it.
+ * attempt only once the stream outlived it, that is, stayed open {@link #OUTLIVED_MS} after the
+ * message was written to the socket (or the member settled the record). A stream that ends before
+ * that ended with the message: a client that refuses a message over its inbound limit resets the
+ * stream as it reads the message's length; a member that closes right after its last acks
+ * half-closes while the records its acks made room for arrive. Those deliveries go back without
+ * counting. Not thread-safe: the group's monitor guards it.
  */
 final class UnconfirmedDeliveries {
   static final long OUTLIVED_MS = 1000;
@@ -50,24 +51,13 @@ final class UnconfirmedDeliveries {
     forgetOutlived(nanos);
   }
 
-  /** The member sent something: what was written before has reached it. */
-  void answered() {
-    while (!sent.isEmpty() && sent.peekFirst().writtenAt != 0) {
-      sent.pollFirst();
-    }
-  }
-
-  /** The stream failed at {@code nanos}: the deliveries it did not outlive. */
-  List<SentDelivery> failedAt(long nanos) {
+  /** The stream ended at {@code nanos}: the deliveries it did not outlive. */
+  List<SentDelivery> endedAt(long nanos) {
     forgetOutlived(nanos);
     List<SentDelivery> out = new ArrayList<>(sent.size());
     sent.forEach(s -> out.add(s.delivery));
     sent.clear();
     return out;
-  }
-
-  void clear() {
-    sent.clear();
   }
 
   private void forgetOutlived(long nanos) {

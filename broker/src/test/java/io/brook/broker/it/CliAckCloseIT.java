@@ -88,6 +88,32 @@ class CliAckCloseIT {
   }
 
   /**
+   * A consumer that stops at --max after acking what it printed: the broker leased it more records
+   * meanwhile (its acks made room), which it never printed and handed back as it closed. Those
+   * deliveries did not reach anyone, so with max.delivery.attempts=1 they must not be dead-lettered:
+   * the next consume prints them.
+   */
+  @Test
+  void recordsLeasedToAConsumerAsItStopsAtMaxSpendNoAttempt() throws Exception {
+    Path lines = Files.write(dir.resolve("1-100.txt"), numbers(1, 100));
+    for (int round = 0; round < 3; round++) {
+      String topic = "once" + round;
+      String group = "strict" + round;
+      ok(brook(null, "topic", "create", topic, "--partitions", "1"));
+      ok(brook(lines, "produce", topic));
+      ok(brook(null, "group", "create", group, "--mode", "ack", "--config", "auto.offset.reset=earliest",
+          "--config", "max.delivery.attempts=1"));
+      for (int from = 1; from <= 91; from += 10) {
+        Exec.Result part = ok(brook(null, "consume", topic, "--group", group, "--ack", "--max", "10"));
+        assertThat(part.lines()).as("round %d, from %d", round, from).isEqualTo(numbers(from, from + 9));
+      }
+      CliGroupIT.Described d = describe(group);
+      assertThat(d.column(6)).as("round %d: dead-lettered", round).containsEntry(0, "0");
+      assertThat(d.column(2)).as("round %d: committed", round).containsEntry(0, "100");
+    }
+  }
+
+  /**
    * The broker goes away while the consumer idles with acks not yet sent (they leave once a minute
    * here): at the end it waits for the broker (10 s), then names every ack it could not send and
    * exits 1. Those records were not acked, so they come again.

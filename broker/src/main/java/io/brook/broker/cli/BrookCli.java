@@ -21,6 +21,12 @@ public final class BrookCli {
     // Chronicle must never report usage to its analytics service.
     System.setProperty("chronicle.analytics.disable", "true");
     System.setProperty("chronicle.announcer.disable", "true");
+    // Chronicle's disk space monitor logs an ERROR ("the JVM may crash") on any volume with less
+    // than 200 MB unallocated, every 10 s: the broker's DiskGuard is what keeps mapped writes off a
+    // full disk and says so in its own lines, so that ERROR only misleads. Off unless set explicitly.
+    if (System.getProperty("chronicle.disk.monitor.disable") == null) {
+      System.setProperty("chronicle.disk.monitor.disable", "true");
+    }
     System.exit(run(args));
   }
 

@@ -24,9 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code brook consume TOPIC --group G --ack}: one ack-mode member ({@link AckConsumer}). Each
  * record is printed, then acked, except every --nack-every'th delivered record, which is nacked so
  * that it comes again. Stops after --max records, after --idle-ms without a record (without
- * --follow), or on Ctrl-C; closing the consumer then sends the last settles and waits until the
- * broker applied them (failures are reported) before the process exits. A broker restart in
- * between is ridden out: the consumer opens its stream again by itself.
+ * --follow), or on Ctrl-C or SIGTERM; closing the consumer then sends the last settles and waits
+ * until the broker applied them (failures are reported, exit 1) before the process exits. A broker
+ * restart in between is ridden out: the consumer opens its stream again by itself.
  */
 final class AckConsume {
   private static final long DEFAULT_IDLE_MS = 2000;

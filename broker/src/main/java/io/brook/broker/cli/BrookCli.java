@@ -5,7 +5,9 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code brook} command. Exit codes: 0 done, 1 the broker refused the request (the message says
- * why), 2 bad usage, 3 the broker could not be reached.
+ * why), 2 bad usage, 3 the broker could not be reached. A command that runs until stopped and is
+ * stopped by SIGINT or SIGTERM exits as if it had ended by itself, or with 128 + the signal when it
+ * could not finish in time ({@link StopSignal}).
  */
 @Command(name = "brook", mixinStandardHelpOptions = true, versionProvider = BrookCli.Version.class,
     description = "Brook: a single-node message broker with Kafka's data model over gRPC.",

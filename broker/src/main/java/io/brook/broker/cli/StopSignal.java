@@ -33,7 +33,11 @@ final class StopSignal implements AutoCloseable {
     this.graceSeconds = graceSeconds;
     for (String name : SIGNALS) {
       Signal signal = new Signal(name);
-      previous.put(signal, Signal.handle(signal, this::received));
+      try {
+        previous.put(signal, Signal.handle(signal, this::received));
+      } catch (IllegalArgumentException reserved) {
+        // -Xrs: the JVM leaves these signals to the OS, which ends the process on them (no clean stop)
+      }
     }
   }
 

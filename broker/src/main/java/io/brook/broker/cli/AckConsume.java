@@ -25,10 +25,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code brook consume TOPIC --group G --ack}: one ack-mode member ({@link AckConsumer}). Each
  * record is printed, then acked, except every --nack-every'th delivered record, which is nacked so
  * that it comes again. Stops after --max records, after --idle-ms without a record (without
- * --follow), or on Ctrl-C; closing the consumer then sends the last settles and waits until the
- * broker applied them before the process exits. Every settle the broker did not apply, or that was
- * not sent or not confirmed, is named on stderr and makes the exit code 1. A broker restart in
- * between is ridden out: the consumer opens its stream again by itself.
+ * --follow), or on Ctrl-C or SIGTERM; closing the consumer then sends the last settles and waits
+ * until the broker applied them before the process exits. Every settle the broker did not apply, or
+ * that was not sent or not confirmed, is named on stderr and makes the exit code 1. A broker restart
+ * in between is ridden out: the consumer opens its stream again by itself.
  */
 final class AckConsume {
   private static final long DEFAULT_IDLE_MS = 2000;
@@ -123,7 +123,12 @@ final class AckConsume {
       List<AckRecord<byte[], byte[]>> nacks = new ArrayList<>();
       for (AckRecord<byte[], byte[]> r : records) {
         if (c.max != null && printed >= c.max) {
-          consumer.nack(r); // not printed: for another member
+          // Not printed: for another member. Without a client id the broker hands it back as the
+          // stream ends, without counting the delivery (a nack would count it); with one it would
+          // stay leased until its lease ran out.
+          if (consumer.config().clientId() != null) {
+            consumer.nack(r);
+          }
           continue;
         }
         format.write(r.partition(), wire(r), r.deliveryAttempt(), out);

@@ -5,7 +5,9 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code brook} command. Exit codes: 0 done, 1 the broker refused the request (the message says
- * why), 2 bad usage, 3 the broker could not be reached.
+ * why), 2 bad usage, 3 the broker could not be reached. A command that runs until stopped and is
+ * stopped by SIGINT or SIGTERM exits as if it had ended by itself, or with 128 + the signal when it
+ * could not finish in time ({@link StopSignal}).
  */
 @Command(name = "brook", mixinStandardHelpOptions = true, versionProvider = BrookCli.Version.class,
     description = "Brook: a single-node message broker with Kafka's data model over gRPC.",
@@ -21,6 +23,12 @@ public final class BrookCli {
     // Chronicle must never report usage to its analytics service.
     System.setProperty("chronicle.analytics.disable", "true");
     System.setProperty("chronicle.announcer.disable", "true");
+    // Chronicle's disk space monitor logs an ERROR ("the JVM may crash") on any volume with less
+    // than 200 MB unallocated, every 10 s: the broker's DiskGuard is what keeps mapped writes off a
+    // full disk and says so in its own lines, so that ERROR only misleads. Off unless set explicitly.
+    if (System.getProperty("chronicle.disk.monitor.disable") == null) {
+      System.setProperty("chronicle.disk.monitor.disable", "true");
+    }
     System.exit(run(args));
   }
 

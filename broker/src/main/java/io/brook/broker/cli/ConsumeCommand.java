@@ -4,6 +4,7 @@ import io.brook.protocol.v1.AdminServiceGrpc;
 import io.brook.protocol.v1.DescribeTopicRequest;
 import io.grpc.ManagedChannel;
 import java.io.BufferedOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -21,8 +22,9 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code brook consume TOPIC}: prints records. Without --follow it reads every partition up to the
- * end offsets seen at start and exits; with --follow it waits for new records until --max records or
- * Ctrl-C ({@link PartitionConsume}). With --group it is a member of a consumer group ({@link
+ * end offsets seen at start and exits; with --follow it waits for new records until --max records,
+ * Ctrl-C or SIGTERM ({@link PartitionConsume}; a stop by signal that finished its work exits 0, see
+ * {@link StopSignal}). With --group it is a member of a consumer group ({@link
  * GroupConsume}: offset mode, or with --ack {@link AckConsume}: ack mode). Offset-mode reading goes
  * through the Java client's consumer.
  */
@@ -94,30 +96,37 @@ final class ConsumeCommand implements Callable<Integer> {
     Instant startTime = startTime();
     ManagedChannel channel = BrokerOption.channel();
     OutputStream out = new BufferedOutputStream(System.out, 1 << 16);
-    try {
-      int partitions = AdminServiceGrpc.newBlockingStub(channel)
-          .describeTopic(DescribeTopicRequest.newBuilder().setName(topic).build()).getTopic().getPartitionsCount();
-      List<Integer> chosen = new ArrayList<>();
-      if (partition != null) {
-        if (partition < 0 || partition >= partitions) {
-          throw new CliException("topic " + topic + " has no partition " + partition + " (it has " + partitions + ")",
-              BrookCli.EXIT_USAGE);
-        }
-        chosen.add(partition);
-      } else {
-        for (int p = 0; p < partitions; p++) {
-          chosen.add(p);
-        }
+    // Ctrl-C or SIGTERM ends the reading; what was read is printed and the command exits 0.
+    try (StopSignal stop = new StopSignal(() -> {}, 15)) {
+      try {
+        return readPartitions(channel, out, recordFormat, startTime, stop);
+      } finally {
+        out.flush();
+        BrokerOption.close(channel);
       }
-      if (max == null || max > 0) {
-        new PartitionConsume(this, chosen, recordFormat, out).run(channel, startTime);
-      }
-      out.flush();
-      return 0;
-    } finally {
-      out.flush();
-      BrokerOption.close(channel);
     }
+  }
+
+  private int readPartitions(ManagedChannel channel, OutputStream out, RecordFormat recordFormat, Instant startTime,
+      StopSignal stop) throws IOException {
+    int partitions = AdminServiceGrpc.newBlockingStub(channel)
+        .describeTopic(DescribeTopicRequest.newBuilder().setName(topic).build()).getTopic().getPartitionsCount();
+    List<Integer> chosen = new ArrayList<>();
+    if (partition != null) {
+      if (partition < 0 || partition >= partitions) {
+        throw new CliException("topic " + topic + " has no partition " + partition + " (it has " + partitions + ")",
+            BrookCli.EXIT_USAGE);
+      }
+      chosen.add(partition);
+    } else {
+      for (int p = 0; p < partitions; p++) {
+        chosen.add(p);
+      }
+    }
+    if (max == null || max > 0) {
+      new PartitionConsume(this, chosen, recordFormat, out, stop).run(channel, startTime);
+    }
+    return 0;
   }
 
   /** Refuses group options without --group, ack options without --ack, and the reverse. */

@@ -27,7 +27,7 @@ import java.util.OptionalLong;
 /**
  * {@code brook consume TOPIC --group G}: an offset-mode member (the Java client's {@link
  * BrookConsumer}). Prints each batch, then commits it; commits on a rebalance and at the end
- * (Ctrl-C included), then leaves. Without --follow it stops once its partitions are read to the
+ * (Ctrl-C and SIGTERM included), then leaves. Without --follow it stops once its partitions are read to the
  * end; with --max it commits exactly the offset after the last record printed.
  */
 final class GroupConsume implements ConsumerRebalanceListener {
@@ -57,34 +57,39 @@ final class GroupConsume implements ConsumerRebalanceListener {
       config.maxPollRecords((int) Math.max(1, Math.min(500, c.max)));
     }
     out = new BufferedOutputStream(System.out, 1 << 16);
+    // Ctrl-C or SIGTERM ends the poll loop; the last commit and the leave below still run, and the
+    // signals stay handled until the channel is closed, so a clean stop exits 0.
     try (StopSignal stop = new StopSignal(() -> {}, 15)) {
-      // A group would simply assign nothing of an unknown topic: say so instead.
-      AdminServiceGrpc.newBlockingStub(channel).describeTopic(DescribeTopicRequest.newBuilder().setName(c.topic).build());
-      consumer = new BrookConsumer<>(config.build(), Serdes.bytesDeserializer(), Serdes.bytesDeserializer());
-      consumer.subscribe(List.of(c.topic), this);
       try {
-        consume(format, stop);
-        out.flush();
+        // A group would simply assign nothing of an unknown topic: say so instead.
+        AdminServiceGrpc.newBlockingStub(channel)
+            .describeTopic(DescribeTopicRequest.newBuilder().setName(c.topic).build());
+        consumer = new BrookConsumer<>(config.build(), Serdes.bytesDeserializer(), Serdes.bytesDeserializer());
+        consumer.subscribe(List.of(c.topic), this);
         try {
-          consumer.commitSync();
-          committedForClose = true;
-        } catch (CommitFailedException e) {
-          throw new CliException("the records printed last could not be committed: " + e.getMessage(),
-              BrookCli.EXIT_REFUSED);
+          consume(format, stop);
+          out.flush();
+          try {
+            consumer.commitSync();
+            committedForClose = true;
+          } catch (CommitFailedException e) {
+            throw new CliException("the records printed last could not be committed: " + e.getMessage(),
+                BrookCli.EXIT_REFUSED);
+          }
+        } catch (BrookException e) {
+          throw cliError(e);
+        } finally {
+          try {
+            consumer.close(); // leaves the group
+          } catch (RuntimeException suppressed) {
+            // the first failure is the one to report
+          }
         }
-      } catch (BrookException e) {
-        throw cliError(e);
+        return 0;
       } finally {
-        try {
-          consumer.close(); // leaves the group
-        } catch (RuntimeException suppressed) {
-          // the first failure is the one to report
-        }
+        out.flush();
+        BrokerOption.close(channel);
       }
-      return 0;
-    } finally {
-      out.flush();
-      BrokerOption.close(channel);
     }
   }
 

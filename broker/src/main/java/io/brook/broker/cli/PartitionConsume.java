@@ -20,7 +20,8 @@ import java.util.Map;
 /**
  * {@code brook consume TOPIC} without --group: reads the chosen partitions by offset with the Java
  * client's {@link BrookConsumer}, assigned and without a group (nothing is committed). Without
- * --follow it stops at the end offsets seen at start; with --follow it waits for new records.
+ * --follow it stops at the end offsets seen at start; with --follow it waits for new records. A stop
+ * signal ends either after the batch being printed.
  */
 final class PartitionConsume {
   private static final Duration POLL = Duration.ofMillis(500);
@@ -30,13 +31,16 @@ final class PartitionConsume {
   private final List<TopicPartition> partitions;
   private final RecordFormat format;
   private final OutputStream out;
+  private final StopSignal stop;
   private long printed;
 
-  PartitionConsume(ConsumeCommand command, List<Integer> partitions, RecordFormat format, OutputStream out) {
+  PartitionConsume(ConsumeCommand command, List<Integer> partitions, RecordFormat format, OutputStream out,
+      StopSignal stop) {
     this.c = command;
     this.partitions = partitions.stream().map(p -> new TopicPartition(command.topic, p)).toList();
     this.format = format;
     this.out = out;
+    this.stop = stop;
   }
 
   /** {@code start}: null, or the time of --from-time. */
@@ -101,7 +105,7 @@ final class PartitionConsume {
       }
     }
     consumer.assign(pending); // positions of the partitions kept stay
-    while (!pending.isEmpty()) {
+    while (!pending.isEmpty() && !stop.stopping()) {
       for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
         if (r.offset() >= end.get(r.topicPartition())) {
           continue;
@@ -117,9 +121,9 @@ final class PartitionConsume {
     }
   }
 
-  /** New records as they come, until --max or Ctrl-C. */
+  /** New records as they come, until --max, Ctrl-C or SIGTERM. */
   private void follow(BrookConsumer<byte[], byte[]> consumer) throws IOException {
-    while (true) {
+    while (!stop.stopping()) {
       for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
         format.write(r, out);
         if (c.max != null && ++printed >= c.max) {

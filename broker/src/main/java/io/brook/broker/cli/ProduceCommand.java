@@ -9,8 +9,7 @@ import io.brook.client.errors.RecordTooLargeException;
 import io.brook.client.producer.BrookProducer;
 import io.brook.client.producer.ProducerConfig;
 import io.brook.client.producer.ProducerRecord;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,7 +25,8 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code brook produce TOPIC}: one record per line of stdin, sent through the Java client's
- * producer (Kafka's partitioning, batching by size and linger, idempotent retries).
+ * producer (Kafka's partitioning, batching by size and linger, idempotent retries), until the end of
+ * the input or Ctrl-C / SIGTERM.
  */
 @Command(name = "produce", mixinStandardHelpOptions = true,
     description = "Produce one record per line of standard input.")
@@ -59,6 +59,10 @@ final class ProduceCommand implements Callable<Integer> {
       + "producer: the broker never writes a batch twice).")
   boolean noIdempotence;
 
+  private final AtomicLong refused = new AtomicLong();
+  private final AtomicReference<BrookException> firstRefusal = new AtomicReference<>();
+  private final AtomicReference<BrookException> fatal = new AtomicReference<>();
+
   @Override
   public Integer call() throws Exception {
     Durability level = switch (durability.toLowerCase(Locale.ROOT)) {
@@ -78,28 +82,28 @@ final class ProduceCommand implements Callable<Integer> {
         .security(BrokerOption.security()).clientId("brook-cli").maxBlock(Duration.ofSeconds(5)).batchSize(batchSize).linger(Duration.ofMillis(lingerMs))
         .maxInFlightPerPartition(maxInFlight)        .durability(level).idempotence(!noIdempotence).build());
 
-    AtomicLong refused = new AtomicLong();
-    AtomicReference<BrookException> firstRefusal = new AtomicReference<>();
-    AtomicReference<BrookException> fatal = new AtomicReference<>();
+    StdinLines in = new StdinLines(System.in);
+    // Ctrl-C or SIGTERM ends the reading (the input may never end: a terminal, a pipe left open); the
+    // lines sent so far are flushed and counted, and the command exits as it would at the input's end.
+    try (StopSignal stop = new StopSignal(in::stop, 15)) {
+      return produce(config, recordHeaders, in, stop);
+    }
+  }
+
+  private int produce(ProducerConfig config, List<Header> recordHeaders, StdinLines in, StopSignal stop)
+      throws IOException, InterruptedException {
     long lines = 0;
     try (BrookProducer<byte[], byte[]> producer = new BrookProducer<>(config, Serdes.bytesSerializer(),
         Serdes.bytesSerializer())) {
-      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
-      for (String line; fatal.get() == null && (line = in.readLine()) != null; ) {
-        int at = keySeparator == null ? -1 : line.indexOf(keySeparator);
-        byte[] key = at < 0 ? null : line.substring(0, at).getBytes(StandardCharsets.UTF_8);
-        String value = at < 0 ? line : line.substring(at + keySeparator.length());
-        producer.send(new ProducerRecord<>(topic, partition, null, key, value.getBytes(StandardCharsets.UTF_8),
-            recordHeaders)).whenComplete((md, failure) -> {
-              if (failure instanceof RecordTooLargeException || failure instanceof InvalidRecordException) {
-                refused.incrementAndGet(); // this record only: the others go on
-                firstRefusal.compareAndSet(null, (BrookException) failure);
-              } else if (failure != null) {
-                fatal.compareAndSet(null, failure instanceof BrookException b ? b
-                    : new BrookException("CLIENT_ERROR", failure.toString(), failure));
-              }
-            });
-        lines++;
+      read:
+      for (List<String> chunk; fatal.get() == null && (chunk = in.next()) != null; ) {
+        for (String line : chunk) {
+          if (stop.stopping() || fatal.get() != null) {
+            break read;
+          }
+          send(producer, line, recordHeaders);
+          lines++;
+        }
       }
       producer.flush();
     }
@@ -111,7 +115,25 @@ final class ProduceCommand implements Callable<Integer> {
           + firstRefusal.get().getMessage() + " (" + firstRefusal.get().reason() + ")");
       return BrookCli.EXIT_REFUSED;
     }
-    System.err.println("Produced " + lines + (lines == 1 ? " record to " : " records to ") + topic);
+    System.err.println("Produced " + lines + (lines == 1 ? " record to " : " records to ") + topic
+        + (stop.stopping() ? " (stopped by " + stop.signalName() + ")" : ""));
     return 0;
+  }
+
+  /** Sends one line; a refused record is counted, any other failure ends the command. */
+  private void send(BrookProducer<byte[], byte[]> producer, String line, List<Header> recordHeaders) {
+    int at = keySeparator == null ? -1 : line.indexOf(keySeparator);
+    byte[] key = at < 0 ? null : line.substring(0, at).getBytes(StandardCharsets.UTF_8);
+    String value = at < 0 ? line : line.substring(at + keySeparator.length());
+    producer.send(new ProducerRecord<>(topic, partition, null, key, value.getBytes(StandardCharsets.UTF_8),
+        recordHeaders)).whenComplete((md, failure) -> {
+          if (failure instanceof RecordTooLargeException || failure instanceof InvalidRecordException) {
+            refused.incrementAndGet(); // this record only: the others go on
+            firstRefusal.compareAndSet(null, (BrookException) failure);
+          } else if (failure != null) {
+            fatal.compareAndSet(null, failure instanceof BrookException b ? b
+                : new BrookException("CLIENT_ERROR", failure.toString(), failure));
+          }
+        });
   }
 }

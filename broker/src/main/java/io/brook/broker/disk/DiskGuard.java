@@ -59,7 +59,7 @@ public final class DiskGuard implements AutoCloseable {
   private volatile DiskState state = DiskState.OK;
   private volatile long polledFree;
   private final AtomicLong writtenSincePoll = new AtomicLong();
-  private volatile long produceThreshold;
+  private volatile ProduceThreshold produceThreshold;
   private volatile int writers;
   private final Map<DiskWrite, LongAdder> refused = new EnumMap<>(DiskWrite.class);
   private final AtomicLong transitionCount = new AtomicLong();
@@ -84,7 +84,7 @@ public final class DiskGuard implements AutoCloseable {
     for (DiskWrite w : DiskWrite.values()) {
       refused.put(w, new LongAdder());
     }
-    produceThreshold = limits.produceThreshold(1);
+    produceThreshold = ProduceThreshold.of(limits, 1);
     poll();
   }
 
@@ -124,7 +124,7 @@ public final class DiskGuard implements AutoCloseable {
   public void wrote(long bytes) {
     long estimate = polledFree - writtenSincePoll.addAndGet(bytes);
     DiskState s = state;
-    if ((s == DiskState.OK && estimate < produceThreshold)
+    if ((s == DiskState.OK && estimate < produceThreshold.bytes())
         || (s == DiskState.PRODUCE_REFUSED && estimate < limits.headroomBytes())) {
       evaluate(estimate); // a change of state now, not at the next read
     }
@@ -169,17 +169,18 @@ public final class DiskGuard implements AutoCloseable {
       log.info("Free space of {} readable again", where);
     }
     writers = activeWriters;
-    long computed = limits.produceThreshold(activeWriters);
+    ProduceThreshold computed = ProduceThreshold.of(limits, activeWriters);
     // While produce is refused no partition appends, so the count of active writers decays; the
     // threshold must not fall with it, or produce would resume into the space it was refused for.
-    long threshold = state == DiskState.OK ? computed : Math.max(produceThreshold, computed);
+    ProduceThreshold threshold = state == DiskState.OK ? computed : computed.atLeast(produceThreshold);
     produceThreshold = threshold;
+    long limit = threshold.bytes();
     long headroom = limits.headroomBytes();
     DiskState next = switch (state) {
-      case OK -> free < headroom ? DiskState.FULL : free < threshold ? DiskState.PRODUCE_REFUSED : DiskState.OK;
+      case OK -> free < headroom ? DiskState.FULL : free < limit ? DiskState.PRODUCE_REFUSED : DiskState.OK;
       case PRODUCE_REFUSED -> free < headroom ? DiskState.FULL
-          : free >= DiskLimits.resumeAt(threshold) ? DiskState.OK : DiskState.PRODUCE_REFUSED;
-      case FULL -> free >= DiskLimits.resumeAt(threshold) ? DiskState.OK
+          : free >= DiskLimits.resumeAt(limit) ? DiskState.OK : DiskState.PRODUCE_REFUSED;
+      case FULL -> free >= DiskLimits.resumeAt(limit) ? DiskState.OK
           : free >= DiskLimits.resumeAt(headroom) ? DiskState.PRODUCE_REFUSED : DiskState.FULL;
     };
     if (next != state) {
@@ -197,19 +198,17 @@ public final class DiskGuard implements AutoCloseable {
     }
   }
 
-  private String describe(DiskState from, DiskState to, long free, long threshold, long lastedMs) {
+  private String describe(DiskState from, DiskState to, long free, ProduceThreshold threshold, long lastedMs) {
     String freeText = ByteSize.human(free) + " free on the filesystem of " + where;
-    String limitsText = "produce threshold " + ByteSize.human(threshold) + " = max(disk.free.min.bytes "
-        + ByteSize.human(limits.minFreeBytes()) + ", disk.headroom.bytes " + ByteSize.human(limits.headroomBytes())
-        + " + " + writers + " active writer(s) x disk.free.per.writer.bytes "
-        + ByteSize.human(limits.perWriterBytes()) + ")";
+    String limitsText = "produce threshold " + explained(threshold);
     switch (to) {
       case PRODUCE_REFUSED:
         if (from == DiskState.OK) {
           return "Disk space low: " + freeText + ", under the " + limitsText + ". Produce and new partitions are "
-              + "refused (RESOURCE_EXHAUSTED, NOT_ENOUGH_DISK) until " + ByteSize.human(DiskLimits.resumeAt(threshold))
-              + " are free; fetches, commits, acks and dead letters go on in the headroom. Free space (lower retention, delete "
-              + "topics, grow the volume) and produce resumes by itself";
+              + "refused (RESOURCE_EXHAUSTED, NOT_ENOUGH_DISK) until "
+              + ByteSize.human(DiskLimits.resumeAt(threshold.bytes())) + " are free; fetches, commits, acks and dead "
+              + "letters go on in the headroom. Free space (lower retention, delete topics, grow the volume) and "
+              + "produce resumes by itself";
         }
         return "Disk space back above the headroom: " + freeText + ". Commits, acks and dead letters go on again; "
             + "produce stays refused under the " + limitsText + " (metadata writes were refused for " + lastedMs
@@ -232,9 +231,19 @@ public final class DiskGuard implements AutoCloseable {
           + "headroom kept for commits, acks and dead letters (disk.headroom.bytes = "
           + ByteSize.of(limits.headroomBytes()) + "); retry once space is freed";
     }
+    ProduceThreshold threshold = produceThreshold;
     return "not enough disk: " + ByteSize.of(free) + " free on the broker's data filesystem, under the produce "
-        + "threshold of " + ByteSize.of(produceThreshold) + " (max of disk.free.min.bytes, and disk.headroom.bytes + "
-        + writers + " active writer(s) x disk.free.per.writer.bytes); retry once space is freed";
+        + "threshold of " + threshold.bytes() + " bytes: " + threshold.explained() + "; retry once space is freed";
+  }
+
+  /**
+   * The threshold, its formula, and when it is one kept from more writers than are active now
+   * (produce refused), the count now.
+   */
+  private String explained(ProduceThreshold threshold) {
+    int now = Math.max(1, writers);
+    return threshold.explained() + (threshold.writers() <= now ? ""
+        : ", kept while produce was refused (" + now + " active writer(s) now)");
   }
 
   private long refusedTotal() {
@@ -244,11 +253,8 @@ public final class DiskGuard implements AutoCloseable {
   /** One line for the start log: where free space stands and what the limits are. */
   public String summary() {
     return where + ": " + ByteSize.human(Math.max(0, polledFree)) + " free, state " + state + "; produce refused under "
-        + ByteSize.human(produceThreshold) + " = max(disk.free.min.bytes " + ByteSize.human(limits.minFreeBytes())
-        + ", disk.headroom.bytes " + ByteSize.human(limits.headroomBytes()) + " + " + writers
-        + " active writer(s) x disk.free.per.writer.bytes " + ByteSize.human(limits.perWriterBytes())
-        + "), commits/acks/dead letters under " + ByteSize.human(limits.headroomBytes()) + "; read every "
-        + limits.checkIntervalMs() + " ms";
+        + explained(produceThreshold) + ", commits/acks/dead letters under " + ByteSize.human(limits.headroomBytes())
+        + "; read every " + limits.checkIntervalMs() + " ms";
   }
 
   public DiskState state() {
@@ -259,7 +265,7 @@ public final class DiskGuard implements AutoCloseable {
   public DiskStats stats() {
     Map<String, Long> counts = new LinkedHashMap<>();
     refused.forEach((w, n) -> counts.put(w.label(), n.sum()));
-    return new DiskStats(state, polledFree - writtenSincePoll.get(), produceThreshold, limits.headroomBytes(),
+    return new DiskStats(state, polledFree - writtenSincePoll.get(), produceThreshold.bytes(), limits.headroomBytes(),
         writers, counts, transitionCount.get());
   }
 

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The guard's state machine, on an injected free-space reading (no timer unless a test starts it). */
@@ -195,6 +197,70 @@ class DiskGuardTest {
     DiskGuard g = at(0, guard(new DiskLimits(0, 0, 0, 1000)));
     assertThat(g.state()).isEqualTo(DiskState.OK);
     assertThatCode(() -> g.check(DiskWrite.PRODUCE)).doesNotThrowAnyException();
+  }
+
+  /** A threshold and the formula that explains it, as the guard writes them for people. */
+  static final String SIZE = "(\\d+(?:\\.\\d)? (?:B|KiB|MiB|GiB))";
+  static final Pattern FORMULA = Pattern.compile(SIZE + " = max\\(disk\\.free\\.min\\.bytes " + SIZE
+      + ", disk\\.headroom\\.bytes " + SIZE + " \\+ (\\d+) active writer\\(s\\) x disk\\.free\\.per\\.writer\\.bytes "
+      + SIZE + "\\)");
+
+  @Test
+  void everyThresholdPrintedAddsUpToTheFormulaPrintedBesideIt() {
+    // The issue's figures: 8 MiB headroom and per writer; 7 writers made the threshold 64 MiB, then
+    // one went idle while produce was refused (the threshold is kept, the count falls to 6).
+    long mib = 1 << 20;
+    free.set(100 * mib);
+    writers.set(7);
+    DiskGuard g = guard(new DiskLimits(16 * mib, 8 * mib, 8 * mib, 60_000));
+    List<String> lines = new ArrayList<>();
+    lines.add(g.summary());
+    at(60 * mib, g); // Disk space low
+    lines.add(produceRefusal(g));
+    writers.set(6);
+    at(60 * mib, g);
+    lines.add(produceRefusal(g));
+    at(4 * mib, g); // Disk almost full
+    at(60 * mib, g); // back above the headroom
+    at(70 * mib, g); // Disk space back: 70 >= 64 + 4
+    lines.add(g.summary());
+    assertThat(g.state()).isEqualTo(DiskState.OK);
+    lines.addAll(transitions);
+
+    int formulas = 0;
+    for (String line : lines) {
+      Matcher m = FORMULA.matcher(line);
+      while (m.find()) {
+        formulas++;
+        long formula = Math.max(bytes(m.group(2)), bytes(m.group(3)) + Long.parseLong(m.group(4)) * bytes(m.group(5)));
+        assertThat(bytes(m.group(1))).as("the figure of %s in:%n%s", m.group(), line).isEqualTo(formula);
+      }
+    }
+    // summary x2, two refusals, Disk space low, back above the headroom, Disk space back
+    assertThat(formulas).as("thresholds explained in:%n%s", String.join("\n", lines)).isEqualTo(7);
+    assertThat(transitions.get(transitions.size() - 1)).startsWith("PRODUCE_REFUSED->OK: Disk space back: ")
+        .contains("64.0 MiB = max(");
+  }
+
+  static String produceRefusal(DiskGuard g) {
+    try {
+      g.check(DiskWrite.PRODUCE);
+    } catch (BrokerException e) {
+      return e.getMessage();
+    }
+    throw new AssertionError("produce was not refused in state " + g.state());
+  }
+
+  /** "64.0 MiB" as bytes (the test's figures are whole units). */
+  static long bytes(String human) {
+    String[] f = human.split(" ");
+    int shift = switch (f[1]) {
+      case "B" -> 0;
+      case "KiB" -> 10;
+      case "MiB" -> 20;
+      default -> 30;
+    };
+    return Math.round(Double.parseDouble(f[0]) * (1L << shift));
   }
 
   @Test

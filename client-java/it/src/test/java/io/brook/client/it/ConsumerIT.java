@@ -130,7 +130,11 @@ class ConsumerIT {
       c.subscribe(List.of("auto"));
       List<ConsumerRecord<String, String>> read = pollUntil(c, r -> !r.isEmpty());
       long returned = read.get(read.size() - 1).offset() + 1;
-      assertThat(committedOf("auto", tp)).as("nothing committed before the next poll").isNull();
+      // An empty poll between the reset and the first records may commit the starting position (0),
+      // as Kafka's consumer does: what that first poll returned is committed only by the next one.
+      Long before = committedOf("auto", tp);
+      assertThat(before == null ? 0 : before).as("nothing returned is committed before the next poll")
+          .isLessThanOrEqualTo(read.get(0).offset());
       c.poll(Duration.ofMillis(1));
       assertThat(committedOf("auto", tp)).as("the next poll committed what the first returned")
           .isGreaterThanOrEqualTo(returned);

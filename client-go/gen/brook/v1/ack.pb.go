@@ -359,6 +359,8 @@ func (x *LeaseExtension) GetLeaseMs() int32 {
 	return 0
 }
 
+// Each message holds at most 3 MiB encoded (a record larger than that comes
+// alone), under the 4 MiB default inbound limit of gRPC clients.
 type ReceiveResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// In the first response only.
@@ -485,7 +487,8 @@ type LeasedRecord struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// record.offset is the offset to ack.
 	Record *Record `protobuf:"bytes,1,opt,name=record,proto3" json:"record,omitempty"`
-	// 1 on the first delivery, growing with each redelivery.
+	// 1 on the first delivery, growing with each redelivery. A delivery counts
+	// only if the stream outlived it (docs/API.md, AckService).
 	DeliveryAttempt int32 `protobuf:"varint,2,opt,name=delivery_attempt,json=deliveryAttempt,proto3" json:"delivery_attempt,omitempty"`
 	// When the lease runs out, in ms since the epoch.
 	LeaseDeadlineMs int64 `protobuf:"varint,3,opt,name=lease_deadline_ms,json=leaseDeadlineMs,proto3" json:"lease_deadline_ms,omitempty"`

@@ -26,9 +26,10 @@ type FetchRequest struct {
 	Partitions []*FetchPartition      `protobuf:"bytes,1,rep,name=partitions,proto3" json:"partitions,omitempty"`
 	// At most this many records in the answer, over all partitions. 0: 10000.
 	MaxRecords int32 `protobuf:"varint,2,opt,name=max_records,json=maxRecords,proto3" json:"max_records,omitempty"`
-	// At most about this many bytes of records in the answer. At least one
-	// record is returned even if it alone is larger. 0: 1 MiB (kept under the
-	// 4 MiB default inbound limit of gRPC clients).
+	// At most about this many bytes of records (payload) in the answer; at most
+	// 3 MiB. At least one record is returned even if it alone is larger. 0: 1 MiB.
+	// Every answer also stays within 3 MiB encoded unless it holds one record
+	// alone, under the 4 MiB default inbound limit of gRPC clients.
 	MaxBytes int32 `protobuf:"varint,3,opt,name=max_bytes,json=maxBytes,proto3" json:"max_bytes,omitempty"`
 	// Wait up to this long for a record when there is none. 0: answer at once.
 	MaxWaitMs int32 `protobuf:"varint,4,opt,name=max_wait_ms,json=maxWaitMs,proto3" json:"max_wait_ms,omitempty"`
@@ -36,7 +37,9 @@ type FetchRequest struct {
 	// Brook batch format of docs/API.md) instead of records, so the broker
 	// copies bytes and decodes nothing. The limits then count whole batches:
 	// the first batch is always sent; another is added while the answer holds
-	// fewer than max_records records and the batch fits in max_bytes.
+	// fewer than max_records records and the batch fits in max_bytes and the
+	// 3 MiB answer cap. A first batch that alone would break the cap and holds
+	// more than one record is sent as records instead.
 	RawBatches    bool `protobuf:"varint,5,opt,name=raw_batches,json=rawBatches,proto3" json:"raw_batches,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -331,7 +334,9 @@ type TailRequest struct {
 	Partitions []*TailPartition       `protobuf:"bytes,1,rep,name=partitions,proto3" json:"partitions,omitempty"`
 	// At most this many records per message sent. 0: 10000.
 	MaxRecords int32 `protobuf:"varint,2,opt,name=max_records,json=maxRecords,proto3" json:"max_records,omitempty"`
-	// At most about this many bytes per message sent. 0: 1 MiB.
+	// At most about this many bytes of records per message sent (at most 3 MiB;
+	// each message also stays within 3 MiB encoded unless it holds one record
+	// alone). 0: 1 MiB.
 	MaxBytes      int32 `protobuf:"varint,3,opt,name=max_bytes,json=maxBytes,proto3" json:"max_bytes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

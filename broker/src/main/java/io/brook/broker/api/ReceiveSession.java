@@ -2,6 +2,7 @@ package io.brook.broker.api;
 
 import io.brook.broker.delivery.AckMember;
 import io.brook.broker.delivery.Delivery;
+import io.brook.broker.delivery.SentDelivery;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.groups.AckGroup;
 import io.brook.broker.groups.GroupManager;
@@ -66,7 +67,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     this.draining = draining;
     this.account = account;
     out.setOnReadyThreshold(1); // ready = everything sent is written
-    out.setOnCancelHandler(this::gone);
+    out.setOnCancelHandler(() -> gone(true));
     out.setOnReadyHandler(this::onReady);
     // Requests are read one at a time, the next once the answers before are written: a client that
     // sends settles and reads nothing cannot make the broker queue answers to them.
@@ -233,8 +234,13 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
         out.onNext(m);
       }
     } catch (RuntimeException e) {
-      gone(); // cancelled under us: what the stream did not outlive goes back
+      gone(true); // cancelled under us: what the stream did not outlive goes back
     }
+  }
+
+  @Override
+  public void unused() {
+    account.release(granted.getAndSet(0));
   }
 
   /** The deliveries as messages of at most the cap each (one record alone may be larger). */
@@ -297,7 +303,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     synchronized (g) {
       endWith(status);
     }
-    gone();
+    gone(false);
   }
 
   private void endWith(RuntimeException status) {
@@ -313,11 +319,14 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
   }
 
   /**
-   * The stream is over, however it ended: the deliveries it did not outlive (written less than a
-   * second ago, or not yet) go back without counting. So a member that closes right after its last
-   * acks is not charged for what the broker sent it meanwhile.
+   * The stream is over. The deliveries it did not outlive (written less than a second ago, or not
+   * yet) go back without counting when it {@code failed} (the client reset it, the connection
+   * broke), and whenever its member hands its leases back as its stream ends (no client id): a
+   * member that closes right after its last acks is not charged for what the broker sent it
+   * meanwhile. A member with a client id that ends its stream cleanly keeps its leases, and so
+   * they count.
    */
-  private void gone() {
+  private void gone(boolean failed) {
     ended = true;
     draining.remove(drain);
     AckGroup g = group;
@@ -326,7 +335,10 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
       return; // it never joined: nothing was sent or reserved
     }
     synchronized (g) {
-      g.undeliver(m, unconfirmed.endedAt(System.nanoTime()));
+      List<SentDelivery> notOutlived = unconfirmed.endedAt(System.nanoTime());
+      if (failed || !m.keepsLeases()) {
+        g.undeliver(m, notOutlived);
+      }
       OutboundMemory.Waiter w = waiter;
       waiter = null;
       if (w != null) {
@@ -340,7 +352,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
 
   @Override
   public void onError(Throwable t) {
-    gone();
+    gone(true);
   }
 
   @Override
@@ -354,7 +366,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
           out.onCompleted();
         }
       }
-      gone();
+      gone(false);
     } else if (!ended) {
       ended = true;
       out.onCompleted();

@@ -18,6 +18,9 @@ public final class AckMember {
     long sendableBytes();
 
     void deliver(List<Delivery> deliveries);
+
+    /** A dispatch asked what the stream could take and gave it nothing: what it reserved goes back. */
+    void unused();
   }
 
   private final String id;
@@ -32,8 +35,9 @@ public final class AckMember {
   private long leasedRecords;
   private long leasedBytes;
   private long lastSeenMs;
-  /** What the stream can still take in the dispatch under way. */
+  /** What the stream can still take in the dispatch under way, and whether it took anything. */
   private long sendable;
+  private boolean tookAny;
 
   public AckMember(String id, boolean keepsLeases, String owner) {
     this.id = id;
@@ -95,9 +99,18 @@ public final class AckMember {
     lastSeenMs = nowMs;
   }
 
-  /** A dispatch begins: asks the stream what it can take in this one. */
+  /** A dispatch begins: asks the stream what it can take in this one, if flow control leaves room. */
   public void startDispatch() {
-    sendable = sink == null ? 0 : sink.sendableBytes();
+    boolean room = sink != null && leasedBytes < maxBytes && leasedRecords < maxRecords;
+    sendable = room ? sink.sendableBytes() : 0;
+    tookAny = false;
+  }
+
+  /** The dispatch is over: a stream that could take records and got none gives back what it reserved. */
+  public void endDispatch() {
+    if (sink != null && sendable > 0 && !tookAny) {
+      sink.unused();
+    }
   }
 
   /** Records it may still take in this dispatch: 0 when it is full, has no stream, or its stream cannot send. */
@@ -114,6 +127,7 @@ public final class AckMember {
     leasedRecords++;
     leasedBytes += bytes;
     sendable -= Math.max(1, bytes);
+    tookAny = true;
   }
 
   void released(int bytes) {

@@ -358,9 +358,17 @@ public final class AckGroup extends Group {
         ready.add(m);
       }
     }
-    if (ready.isEmpty() || partitions.isEmpty()) {
-      return;
+    try {
+      if (!ready.isEmpty() && !partitions.isEmpty()) {
+        deliverTo(ready, now);
+      }
+    } finally {
+      ready.forEach(AckMember::endDispatch); // an idle stream must not keep memory reserved
     }
+  }
+
+  /** Leases records to the members ready for them, journals the deliveries, and sends them. */
+  private void deliverTo(List<AckMember> ready, long now) {
     long deadline = now + config.ackTimeoutMs();
     int maxAttempts = config.maxDeliveryAttempts();
     int maxUnsettled = config.maxUnsettled();

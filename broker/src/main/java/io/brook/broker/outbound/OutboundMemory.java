@@ -121,9 +121,15 @@ public final class OutboundMemory {
     return granted == null ? List.of() : granted;
   }
 
+  /** Runs grants on the releasing thread; one that fails (its executor stopped) must not stop the others. */
   private static void run(List<Runnable> callbacks) {
     for (Runnable r : callbacks) {
-      r.run();
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        org.slf4j.LoggerFactory.getLogger(OutboundMemory.class).debug("A grant of outbound memory failed: {}",
+            e.toString());
+      }
     }
   }
 

@@ -20,4 +20,7 @@ public final class CollectingSink implements AckMember.Sink {
   public void deliver(List<Delivery> deliveries) {
     sink.accept(deliveries);
   }
+
+  @Override
+  public void unused() {}
 }

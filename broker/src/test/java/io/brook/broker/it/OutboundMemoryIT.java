@@ -157,4 +157,39 @@ class OutboundMemoryIT {
       other.shutdownNow();
     }
   }
+
+  @Test
+  void idleAckMembersHoldNoOutboundMemoryAndEachStillGetsRecords() throws Exception {
+    wire.create("quiet", 1);
+    GroupServiceGrpc.newBlockingStub(broker.channel()).createGroup(CreateGroupRequest.newBuilder().setGroup("idle")
+        .setMode(GroupMode.GROUP_MODE_ACK).putConfig("auto.offset.reset", "earliest").build());
+    ManagedChannel one = NettyChannelBuilder.forAddress("127.0.0.1", broker.port()).usePlaintext().build();
+    List<AckStream> members = new ArrayList<>();
+    try {
+      for (int i = 0; i < 20; i++) { // more than a connection's share holds of 3 MiB reservations
+        AckStream m = new AckStream(one, "idle", "", 0, "quiet");
+        m.awaitMemberId(30);
+        members.add(m);
+      }
+      Thread.sleep(1000);
+      assertThat(outboundBytes()).as("caught-up members reserve nothing").isLessThanOrEqualTo(0);
+
+      wire.produceValues("quiet", 0, 200, "q");
+      int got = 0;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (got < 200 && System.nanoTime() < deadline) {
+        for (AckStream m : members) {
+          AckStream.Got g = m.next(10);
+          if (g != null) {
+            got++;
+            m.ack(List.of(g));
+          }
+        }
+      }
+      assertThat(got).as("every record reached a member").isEqualTo(200);
+    } finally {
+      members.forEach(AckStream::close);
+      one.shutdownNow();
+    }
+  }
 }

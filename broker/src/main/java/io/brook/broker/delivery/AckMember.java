@@ -35,7 +35,8 @@ public final class AckMember {
   private long leasedRecords;
   private long leasedBytes;
   private long lastSeenMs;
-  /** What the stream can still take in the dispatch under way, and whether it took anything. */
+  /** In the dispatch under way: whether the stream was asked, what it can still take, and whether it took any. */
+  private boolean asked;
   private long sendable;
   private boolean tookAny;
 
@@ -99,26 +100,43 @@ public final class AckMember {
     lastSeenMs = nowMs;
   }
 
-  /** A dispatch begins: asks the stream what it can take in this one, if flow control leaves room. */
+  /** A dispatch begins; what the stream can take is asked only if the dispatch has records for it. */
   public void startDispatch() {
-    boolean room = sink != null && leasedBytes < maxBytes && leasedRecords < maxRecords;
-    sendable = room ? sink.sendableBytes() : 0;
+    asked = false;
+    sendable = 0;
     tookAny = false;
   }
 
-  /** The dispatch is over: a stream that could take records and got none gives back what it reserved. */
+  /**
+   * Whether the stream can take records now: asked once per dispatch, the first time the dispatch
+   * has records for this member (the stream reserves memory for them then, so an idle member holds
+   * none).
+   */
+  public boolean canSend() {
+    if (!asked) {
+      sendable = roomRecords() > 0 ? sink.sendableBytes() : 0;
+      asked = true;
+    }
+    return sendable > 0;
+  }
+
+  /** The dispatch is over: a stream that reserved for records and got none gives it back. */
   public void endDispatch() {
-    if (sink != null && sendable > 0 && !tookAny) {
+    if (sink != null && asked && sendable > 0 && !tookAny) {
       sink.unused();
     }
   }
 
-  /** Records it may still take in this dispatch: 0 when it is full, has no stream, or its stream cannot send. */
+  /**
+   * Records it may still take in this dispatch: 0 when it is full, has no stream, or its stream
+   * cannot send.
+   */
   public long roomRecords() {
-    return sink == null || leasedBytes >= maxBytes || sendable <= 0 ? 0 : Math.max(0, maxRecords - leasedRecords);
+    return sink == null || leasedBytes >= maxBytes || (asked && sendable <= 0) ? 0
+        : Math.max(0, maxRecords - leasedRecords);
   }
 
-  /** Bytes it may still take in this dispatch (at least one record goes out even when larger). */
+  /** Bytes it may still take in this dispatch, once {@link #canSend()} (at least one record goes out). */
   public long roomBytes() {
     return Math.max(1, Math.min(maxBytes - leasedBytes, sendable));
   }

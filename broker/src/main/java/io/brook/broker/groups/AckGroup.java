@@ -487,11 +487,11 @@ public final class AckGroup extends Group {
     }
   }
 
-  /** Round robin over the members with room left; null when none has. */
+  /** Round robin over the members with room left whose stream can send now; null when none can. */
   private AckMember pick(List<AckMember> eligible) {
     for (int i = 0; i < eligible.size(); i++) {
       AckMember m = eligible.get((memberRotation + i) % eligible.size());
-      if (m.roomRecords() > 0) {
+      if (m.roomRecords() > 0 && m.canSend()) {
         memberRotation = (memberRotation + i + 1) % eligible.size();
         return m;
       }

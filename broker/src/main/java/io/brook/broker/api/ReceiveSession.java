@@ -30,8 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@code isReady} with a one-byte threshold) and memory for a message is reserved on its
  * connection's {@link OutboundMemory.Account}. So a member that stops reading holds at most one
  * dispatch's records here, and a message never exceeds {@link AnswerCap} unless it carries a single
- * record. Deliveries the stream did not outlive ({@link UnconfirmedDeliveries}) are handed back to
- * the group without counting as attempts when it fails.
+ * record. Deliveries the stream did not outlive ({@link UnconfirmedDeliveries}) do not count as
+ * attempts when it fails, or ends for a member without a client id.
  */
 final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.Sink, AckGroup.Closeable {
   static final long DEFAULT_MAX_RECORDS = 1000;
@@ -320,8 +320,8 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
 
   /**
    * The stream is over. The deliveries it did not outlive (written less than a second ago, or not
-   * yet) go back without counting when it {@code failed} (the client reset it, the connection
-   * broke), and whenever its member hands its leases back as its stream ends (no client id): a
+   * yet) do not count as attempts when it {@code failed} (the client reset it, the connection
+   * broke), nor whenever its member hands its leases back as its stream ends (no client id): a
    * member that closes right after its last acks is not charged for what the broker sent it
    * meanwhile. A member with a client id that ends its stream cleanly keeps its leases, and so
    * they count.

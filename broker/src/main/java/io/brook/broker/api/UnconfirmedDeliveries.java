@@ -13,8 +13,8 @@ import java.util.List;
  * message was written to the socket (or the member settled the record). A stream that ends before
  * that ended with the message: a client that refuses a message over its inbound limit resets the
  * stream as it reads the message's length; a member that closes right after its last acks
- * half-closes while the records its acks made room for arrive. {@code ReceiveSession} decides which
- * of those endings hand the deliveries back without counting. Not thread-safe: the group's monitor
+ * half-closes while the records its acks made room for arrive. {@code ReceiveSession} decides at
+ * which of those endings their attempts are taken back. Not thread-safe: the group's monitor
  * guards it.
  */
 final class UnconfirmedDeliveries {

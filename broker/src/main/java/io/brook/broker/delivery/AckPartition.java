@@ -189,11 +189,12 @@ public final class AckPartition {
   }
 
   /**
-   * Takes back a delivery that never reached its member (its stream failed while sending it): the
-   * attempt does not count, and the offset is available again at once. Only when {@code m} still holds
-   * that very delivery; answers whether it did.
+   * Takes back the attempt of a delivery that may never have reached its member (its stream ended
+   * before it outlived the delivery): the attempt does not count. The lease stays as it is: a member
+   * that keeps its leases between streams still holds it, and one that does not hands it back as its
+   * stream ends. Only when {@code m} still holds that very delivery; answers whether it did.
    */
-  public boolean undeliver(long offset, AckMember m, int attempt, long now) {
+  public boolean undeliver(long offset, AckMember m, int attempt) {
     if (offset < start || offset >= next) {
       return false;
     }
@@ -201,7 +202,6 @@ public final class AckPartition {
     if (state[s] != LEASED || holder[s] != m || attempts[s] != attempt) {
       return false;
     }
-    release(offset, now);
     attempts[s]--;
     if (attempt > 1) {
       redeliveries--;

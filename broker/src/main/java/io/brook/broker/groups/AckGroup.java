@@ -296,17 +296,16 @@ public final class AckGroup extends Group {
   }
 
   /**
-   * Deliveries of a member's stream that failed while they were being sent: they never reached the
-   * member, so they do not count as attempts (journaled), and they are available again at once.
+   * Deliveries a member's stream did not outlive: the member may never have got them, so they do not
+   * count as attempts (journaled). Their leases stay as they are: the member's disconnect hands them
+   * back, or a member that keeps its leases still holds them until they run out.
    */
   public synchronized void undeliver(AckMember m, List<SentDelivery> deliveries) {
-    long now = ctx.clock().millis();
     Map<AckPartition, Ranges> taken = new LinkedHashMap<>();
     for (SentDelivery d : deliveries) {
       AckPartition ap = stateOf(new TopicPartition(d.topic(), d.partition()));
-      long offset = d.offset();
-      if (ap != null && ap.undeliver(offset, m, d.attempt(), now)) {
-        taken.computeIfAbsent(ap, k -> new Ranges()).add(offset);
+      if (ap != null && ap.undeliver(d.offset(), m, d.attempt())) {
+        taken.computeIfAbsent(ap, k -> new Ranges()).add(d.offset());
       }
     }
     if (taken.isEmpty()) {
@@ -315,10 +314,8 @@ public final class AckGroup extends Group {
     List<JournalEvent> events = new ArrayList<>();
     taken.forEach((ap, ranges) -> events.add(new JournalEvent.Undelivered(ap.key(), ranges.toArray())));
     write(events);
-    nextDeadlineMs = Math.min(nextDeadlineMs, now);
-    log.info("Group {}: member {}: {} deliveries failed with its stream; they do not count as attempts", name,
+    log.info("Group {}: member {}: {} deliveries ended with its stream; they do not count as attempts", name,
         m.id(), taken.values().stream().mapToInt(Ranges::count).sum());
-    requestDispatch();
   }
 
   /** Asks for a dispatch on the executor; many asks before it runs make one. */

@@ -146,11 +146,7 @@ final class FetchCall {
       if (over) {
         return;
       }
-      if (size > reserved) {
-        account.force(size - reserved);
-      } else {
-        account.release(reserved - size);
-      }
+      account.resize(reserved, size);
       reserved = size;
     }
     call.onNext(response);

@@ -221,12 +221,8 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     for (ReceiveResponse m : messages) {
       size += m.getSerializedSize() + AnswerCap.FRAME_HEADER;
     }
-    long have = granted.getAndSet(0);
-    if (size > have) {
-      account.force(size - have); // the records' framing beyond their payload, or one record alone
-    } else {
-      account.release(have - size);
-    }
+    // More than granted: the records' framing beyond their payload, or one record alone.
+    account.resize(granted.getAndSet(0), size);
     inTransport += size;
     unconfirmed.sent(deliveries, System.nanoTime());
     try {

@@ -191,11 +191,7 @@ final class TailSession {
 
   /** Makes the reservation the message's real size. */
   private void resize(long size) {
-    if (size > reserved) {
-      account.force(size - reserved);
-    } else {
-      account.release(reserved - size);
-    }
+    account.resize(reserved, size);
     reserved = size;
   }
 

@@ -122,11 +122,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
       full.release();
     }
     long size = response.content().readableBytes() + HEADERS;
-    if (size > reserved) {
-      account.force(size - reserved);
-    } else {
-      account.release(reserved - size);
-    }
+    account.resize(reserved, size);
     HttpUtil.setKeepAlive(response, ask.keepAlive());
     ctx.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
       account.release(size);

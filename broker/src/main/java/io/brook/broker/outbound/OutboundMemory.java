@@ -216,6 +216,18 @@ public final class OutboundMemory {
       }
     }
 
+    /**
+     * Makes a reservation of {@code reserved} bytes one of {@code size}: an answer is reserved for
+     * before it is built and counted at its real size once built (more than reserved is forced).
+     */
+    public void resize(long reserved, long size) {
+      if (size > reserved) {
+        force(size - reserved);
+      } else {
+        release(reserved - size);
+      }
+    }
+
     /** Gives back bytes whose answer was written (or dropped). */
     public void release(long bytes) {
       if (bytes <= 0) {

@@ -311,9 +311,26 @@ class AckConsumerIT {
    * Holds, until released, the first message that the consumer's own thread (the timer that sends
    * buffered settles) sends on a Receive stream: a send slow on the wire.
    */
-  static final class HeldSend implements ClientInterceptor {
+  static final class HeldSend extends OnReceiveSend {
     final CountDownLatch held = new CountDownLatch(1);
     final CountDownLatch release = new CountDownLatch(1);
+
+    @Override
+    void sending() {
+      if (Thread.currentThread().getName().startsWith("brook-ack-consumer-") && held.getCount() > 0) {
+        held.countDown();
+        try {
+          release.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  /** Runs {@link #sending()} before each message the client sends on a Receive stream. */
+  abstract static class OnReceiveSend implements ClientInterceptor {
+    abstract void sending();
 
     @Override
     public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
@@ -324,14 +341,7 @@ class AckConsumerIT {
       return new ForwardingClientCall.SimpleForwardingClientCall<>(call) {
         @Override
         public void sendMessage(Q message) {
-          if (Thread.currentThread().getName().startsWith("brook-ack-consumer-") && held.getCount() > 0) {
-            held.countDown();
-            try {
-              release.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-          }
+          sending();
           super.sendMessage(message);
         }
       };
@@ -447,22 +457,12 @@ class AckConsumerIT {
   }
 
   /** Counts the messages the client sends on Receive streams: what goes over the wire. */
-  static final class ReceiveMessageCounter implements ClientInterceptor {
+  static final class ReceiveMessageCounter extends OnReceiveSend {
     final AtomicInteger sent = new AtomicInteger();
 
     @Override
-    public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
-      ClientCall<Q, A> call = next.newCall(method, options);
-      if (!method.getFullMethodName().equals(AckServiceGrpc.getReceiveMethod().getFullMethodName())) {
-        return call;
-      }
-      return new ForwardingClientCall.SimpleForwardingClientCall<>(call) {
-        @Override
-        public void sendMessage(Q message) {
-          sent.incrementAndGet();
-          super.sendMessage(message);
-        }
-      };
+    void sending() {
+      sent.incrementAndGet();
     }
   }
 

@@ -85,6 +85,11 @@ public final class BrokerKeys {
   public static final ConfigKey<Long> GROUP_MAX_SESSION_TIMEOUT_MS = new ConfigKey<>(
       "group.max.session.timeout.ms", "1800000", s -> Parsers.longAtLeast(s, 100),
       "The longest session timeout a group member may ask for (like Kafka's).", false);
+  public static final ConfigKey<Long> GROUP_HEARTBEAT_INTERVAL_MS = new ConfigKey<>(
+      "group.heartbeat.interval.ms", "3000", s -> Parsers.longAtLeast(s, 1),
+      "The longest interval between an offset-mode member's heartbeats (like KIP-848's "
+      + "group.consumer.heartbeat.interval.ms): each member heartbeats every min(this, its session timeout / 3).",
+      false);
   public static final ConfigKey<Long> GROUP_JOURNAL_COMPACT_EVENTS = new ConfigKey<>(
       "group.journal.compact.events", "100000", s -> Parsers.longAtLeast(s, 10),
       "A group's journal (commits, deliveries, settles) is rewritten as a snapshot after this many events.",
@@ -147,7 +152,8 @@ public final class BrokerKeys {
       MAX_REQUEST_BYTES, GRPC_MAX_CONCURRENT_STREAMS, OUTBOUND_MAX_BYTES, OUTBOUND_CLIENT_MAX_BYTES, MAX_TOPICS, MAX_PARTITIONS, MAX_GROUPS, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
       PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS,
       DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, RETENTION_CHECK_INTERVAL_MS,
-      DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_JOURNAL_COMPACT_EVENTS,
+      DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_HEARTBEAT_INTERVAL_MS,
+      GROUP_JOURNAL_COMPACT_EVENTS,
       DISK_FREE_MIN_BYTES, DISK_HEADROOM_BYTES, DISK_FREE_PER_WRITER_BYTES, DISK_CHECK_INTERVAL_MS,
       HTTP_LISTEN, SHUTDOWN_GRACE_MS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD, TLS_CLIENT_CA_FILE,
       TLS_CLIENT_AUTH, AUTH_ENABLED, AUTH_TOKENS_FILE, AUTH_TOKENS, AUTH_PERMISSIONS_FILE, AUTH_ANONYMOUS);

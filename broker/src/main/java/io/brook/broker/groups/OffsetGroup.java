@@ -330,14 +330,15 @@ public final class OffsetGroup extends Group {
       CompletableFuture<JoinResult> join = m.pendingJoin;
       m.pendingJoin = null;
       m.answered = true;
-      join.complete(new JoinResult(m.id, generation, m.assignment, heartbeatInterval(m.sessionTimeoutMs)));
+      join.complete(new JoinResult(m.id, generation, m.assignment, heartbeatInterval(m)));
     }
     log.info("Group {}: generation {} with {} member(s), {} partitions assigned", name, generation, members.size(),
         owners.size());
   }
 
-  static int heartbeatInterval(long sessionTimeoutMs) {
-    return (int) Math.min(3000, Math.max(1, sessionTimeoutMs / 3));
+  /** A third of the member's session timeout, at most group.heartbeat.interval.ms. */
+  private int heartbeatInterval(Member m) {
+    return (int) Math.min(ctx.maxHeartbeatIntervalMs(), Math.max(1, m.sessionTimeoutMs / 3));
   }
 
   private Map<String, Integer> partitionCountsNow() {

@@ -131,7 +131,7 @@ public final class Broker implements AutoCloseable {
       disk = diskGuard(config, dataDir);
       groups = new GroupManager(dataDir, new GroupContext(topics, clock, readExecutor,
           config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS),
-          disk), logFactory,
+          config.get(BrokerKeys.GROUP_HEARTBEAT_INTERVAL_MS), disk), logFactory,
           config.get(BrokerKeys.GROUP_JOURNAL_COMPACT_EVENTS));
       groups.limit(config.get(BrokerKeys.MAX_GROUPS));
       outbound = outboundMemory(config);

@@ -49,7 +49,7 @@ class AckGroupSettleTest {
     DiskGuard disk = new DiskGuard(() -> Long.MAX_VALUE, new DiskLimits(0, 0, 0, 60_000), () -> 0,
         (from, to, message) -> { }, dir.toString());
     groups = new GroupManager(dir, new GroupContext(topics, InstantSource.system(), Runnable::run, 100, 100_000,
-        disk), LogFactory.MEMORY, 100_000);
+        3000, disk), LogFactory.MEMORY, 100_000);
     groups.recover();
     groups.create("g", GroupMode.ACK, Map.of("auto.offset.reset", "earliest", "max.unsettled.per.partition", "6"));
     group = groups.ackGroup("g", false);

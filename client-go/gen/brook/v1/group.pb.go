@@ -274,7 +274,8 @@ type JoinGroupResponse struct {
 	MemberId   string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
 	Generation int32                  `protobuf:"varint,2,opt,name=generation,proto3" json:"generation,omitempty"`
 	Assignment []*TopicPartitions     `protobuf:"bytes,3,rep,name=assignment,proto3" json:"assignment,omitempty"`
-	// Heartbeat this often: a third of the session timeout, at most 3000 ms.
+	// Heartbeat this often: a third of the session timeout, at most the broker's
+	// group.heartbeat.interval.ms (3000 by default).
 	HeartbeatIntervalMs int32 `protobuf:"varint,4,opt,name=heartbeat_interval_ms,json=heartbeatIntervalMs,proto3" json:"heartbeat_interval_ms,omitempty"`
 	unknownFields       protoimpl.UnknownFields
 	sizeCache           protoimpl.SizeCache
@@ -339,10 +340,16 @@ func (x *JoinGroupResponse) GetHeartbeatIntervalMs() int32 {
 }
 
 type HeartbeatRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Group         string                 `protobuf:"bytes,1,opt,name=group,proto3" json:"group,omitempty"`
-	MemberId      string                 `protobuf:"bytes,2,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
-	Generation    int32                  `protobuf:"varint,3,opt,name=generation,proto3" json:"generation,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Group      string                 `protobuf:"bytes,1,opt,name=group,proto3" json:"group,omitempty"`
+	MemberId   string                 `protobuf:"bytes,2,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	Generation int32                  `protobuf:"varint,3,opt,name=generation,proto3" json:"generation,omitempty"`
+	// 0: answer at once. Otherwise, while the group is stable, the broker holds the
+	// answer until a rebalance starts (rejoin = true, at once: a member joined, left,
+	// timed out, or its topics changed) or this long passed (rejoin = false); at most
+	// the member's heartbeat interval. A client sends the next heartbeat when this
+	// one is answered, so it always has one open and learns of a rebalance at once.
+	MaxWaitMs     int32 `protobuf:"varint,4,opt,name=max_wait_ms,json=maxWaitMs,proto3" json:"max_wait_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -394,6 +401,13 @@ func (x *HeartbeatRequest) GetMemberId() string {
 func (x *HeartbeatRequest) GetGeneration() int32 {
 	if x != nil {
 		return x.Generation
+	}
+	return 0
+}
+
+func (x *HeartbeatRequest) GetMaxWaitMs() int32 {
+	if x != nil {
+		return x.MaxWaitMs
 	}
 	return 0
 }
@@ -1961,13 +1975,14 @@ const file_brook_v1_group_proto_rawDesc = "" +
 	"\n" +
 	"assignment\x18\x03 \x03(\v2\x19.brook.v1.TopicPartitionsR\n" +
 	"assignment\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x04 \x01(\x05R\x13heartbeatIntervalMs\"e\n" +
+	"\x15heartbeat_interval_ms\x18\x04 \x01(\x05R\x13heartbeatIntervalMs\"\x85\x01\n" +
 	"\x10HeartbeatRequest\x12\x14\n" +
 	"\x05group\x18\x01 \x01(\tR\x05group\x12\x1b\n" +
 	"\tmember_id\x18\x02 \x01(\tR\bmemberId\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x03 \x01(\x05R\n" +
-	"generation\"+\n" +
+	"generation\x12\x1e\n" +
+	"\vmax_wait_ms\x18\x04 \x01(\x05R\tmaxWaitMs\"+\n" +
 	"\x11HeartbeatResponse\x12\x16\n" +
 	"\x06rejoin\x18\x01 \x01(\bR\x06rejoin\"F\n" +
 	"\x11LeaveGroupRequest\x12\x14\n" +

@@ -47,7 +47,8 @@ type GroupServiceClient interface {
 	// rebalance_timeout_ms.
 	JoinGroup(ctx context.Context, in *JoinGroupRequest, opts ...grpc.CallOption) (*JoinGroupResponse, error)
 	// Keeps a member alive. rejoin=true: a rebalance started; commit, then JoinGroup.
-	// NOT_FOUND (UNKNOWN_MEMBER_ID), ABORTED (ILLEGAL_GENERATION).
+	// With max_wait_ms the answer waits for a rebalance to start, so the member hears
+	// of it at once. NOT_FOUND (UNKNOWN_MEMBER_ID), ABORTED (ILLEGAL_GENERATION).
 	Heartbeat(ctx context.Context, in *HeartbeatRequest, opts ...grpc.CallOption) (*HeartbeatResponse, error)
 	LeaveGroup(ctx context.Context, in *LeaveGroupRequest, opts ...grpc.CallOption) (*LeaveGroupResponse, error)
 	// Stores committed offsets (written to the group's journal before the answer).
@@ -197,7 +198,8 @@ type GroupServiceServer interface {
 	// rebalance_timeout_ms.
 	JoinGroup(context.Context, *JoinGroupRequest) (*JoinGroupResponse, error)
 	// Keeps a member alive. rejoin=true: a rebalance started; commit, then JoinGroup.
-	// NOT_FOUND (UNKNOWN_MEMBER_ID), ABORTED (ILLEGAL_GENERATION).
+	// With max_wait_ms the answer waits for a rebalance to start, so the member hears
+	// of it at once. NOT_FOUND (UNKNOWN_MEMBER_ID), ABORTED (ILLEGAL_GENERATION).
 	Heartbeat(context.Context, *HeartbeatRequest) (*HeartbeatResponse, error)
 	LeaveGroup(context.Context, *LeaveGroupRequest) (*LeaveGroupResponse, error)
 	// Stores committed offsets (written to the group's journal before the answer).

@@ -127,12 +127,36 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
     }
   }
 
+  /** Answers at once, or (max_wait_ms) when a rebalance starts or the wait ends, without holding a thread. */
   @Override
   public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> out) {
-    Unary.answer(out, () -> {
-      boolean rejoin = groups.offsetGroup(request.getGroup(), false)
-          .heartbeat(request.getMemberId(), request.getGeneration(), Caller.principal());
-      return HeartbeatResponse.newBuilder().setRejoin(rejoin).build();
+    CompletableFuture<Boolean> rejoin;
+    OffsetGroup group;
+    try {
+      if (request.getMaxWaitMs() < 0) {
+        throw Errors.invalid("max_wait_ms must be >= 0 (0: answer at once), not " + request.getMaxWaitMs());
+      }
+      group = groups.offsetGroup(request.getGroup(), false);
+      rejoin = group.heartbeat(request.getMemberId(), request.getGeneration(), request.getMaxWaitMs(),
+          Caller.principal());
+    } catch (RuntimeException e) {
+      out.onError(Errors.toStatus(e));
+      return;
+    }
+    if (!rejoin.isDone() && out instanceof ServerCallStreamObserver<HeartbeatResponse> call) {
+      call.setOnCancelHandler(() -> group.heartbeatCancelled(rejoin));
+    }
+    rejoin.whenComplete((r, e) -> {
+      try {
+        if (e != null) {
+          out.onError(Errors.toStatus(e instanceof CompletionException ? e.getCause() : e));
+          return;
+        }
+        out.onNext(HeartbeatResponse.newBuilder().setRejoin(r).build());
+        out.onCompleted();
+      } catch (RuntimeException gone) {
+        // The caller went away meanwhile (cancelled): nobody to answer.
+      }
     });
   }
 

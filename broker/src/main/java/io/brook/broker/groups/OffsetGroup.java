@@ -35,6 +35,8 @@ public final class OffsetGroup extends Group {
   private GroupState state = GroupState.EMPTY;
   private int generation;
   private long rebalanceDeadlineMs;
+  /** The broker is stopping: heartbeats are answered at once, none is held. */
+  private boolean membersClosed;
 
   /** What a member gets when a rebalance completes. */
   public record JoinResult(String memberId, int generation, List<TopicPartition> assignment, int heartbeatIntervalMs) {}
@@ -58,6 +60,9 @@ public final class OffsetGroup extends Group {
     long rebalanceTimeoutMs;
     long lastHeartbeatMs;
     CompletableFuture<JoinResult> pendingJoin;
+    /** A heartbeat held until a rebalance starts or {@link #heldUntilMs}: answers rejoin. */
+    CompletableFuture<Boolean> heldHeartbeat;
+    long heldUntilMs;
     // Whether a join of this member was ever answered: until then its client does not know its id.
     boolean answered;
     List<TopicPartition> assignment = List.of();
@@ -144,19 +149,48 @@ public final class OffsetGroup extends Group {
   }
 
   /**
+   * Keeps the member alive. With {@code maxWaitMs > 0} the answer is held until a rebalance starts
+   * or that long passed (at most the member's heartbeat interval, so its session cannot run out
+   * meanwhile), so that the member hears of a rebalance at once rather than at its next heartbeat.
+   *
    * @param caller the caller's principal (null with auth off)
-   * @return true when a rebalance is under way: the member must rejoin
+   * @return completes with true when a rebalance is under way: the member must rejoin
    */
-  public synchronized boolean heartbeat(String memberId, int memberGeneration, String caller) {
+  public synchronized CompletableFuture<Boolean> heartbeat(String memberId, int memberGeneration, long maxWaitMs,
+      String caller) {
     Member m = member(memberId, caller);
-    m.lastHeartbeatMs = ctx.clock().millis();
+    long now = ctx.clock().millis();
+    m.lastHeartbeatMs = now;
     if (state == GroupState.REBALANCING) {
-      return true;
+      return CompletableFuture.completedFuture(true);
     }
     if (memberGeneration != generation) {
       throw illegalGeneration(memberGeneration);
     }
-    return false;
+    answerHeldHeartbeat(m, false); // a newer heartbeat supersedes it
+    if (maxWaitMs <= 0 || membersClosed) {
+      return CompletableFuture.completedFuture(false);
+    }
+    m.heldHeartbeat = new CompletableFuture<>();
+    m.heldUntilMs = now + Math.min(maxWaitMs, heartbeatInterval(m));
+    return m.heldHeartbeat;
+  }
+
+  /** The caller of a held heartbeat went away: nothing to answer. */
+  public synchronized void heartbeatCancelled(CompletableFuture<Boolean> heartbeat) {
+    for (Member m : members.values()) {
+      if (m.heldHeartbeat == heartbeat) {
+        m.heldHeartbeat = null;
+      }
+    }
+  }
+
+  private static void answerHeldHeartbeat(Member m, boolean rejoin) {
+    CompletableFuture<Boolean> held = m.heldHeartbeat;
+    m.heldHeartbeat = null;
+    if (held != null) {
+      held.complete(rejoin);
+    }
   }
 
   public synchronized void leave(String memberId, String caller) {
@@ -164,6 +198,10 @@ public final class OffsetGroup extends Group {
     members.remove(memberId);
     if (m.pendingJoin != null) {
       m.pendingJoin.completeExceptionally(unknownMember(memberId));
+    }
+    if (m.heldHeartbeat != null) {
+      m.heldHeartbeat.completeExceptionally(unknownMember(memberId));
+      m.heldHeartbeat = null;
     }
     log.info("Group {}: member {} left ({} members)", name, memberId, members.size());
     membershipShrank(ctx.clock().millis(), "member " + memberId + " left");
@@ -252,6 +290,9 @@ public final class OffsetGroup extends Group {
   synchronized void tick(long now) {
     List<String> expired = new ArrayList<>();
     for (Member m : members.values()) {
+      if (m.heldHeartbeat != null && now >= m.heldUntilMs) {
+        answerHeldHeartbeat(m, false);
+      }
       if (m.pendingJoin == null && now - m.lastHeartbeatMs > m.sessionTimeoutMs) {
         expired.add(m.id);
       }
@@ -290,6 +331,7 @@ public final class OffsetGroup extends Group {
     long timeout = members.values().stream().mapToLong(m -> m.rebalanceTimeoutMs).max().orElse(0);
     rebalanceDeadlineMs = now + timeout;
     log.info("Group {}: rebalancing (generation {}): {}", name, generation, why);
+    members.values().forEach(m -> answerHeldHeartbeat(m, true)); // the others hear of it now, not at their next heartbeat
   }
 
   private void maybeComplete(long now) {
@@ -414,10 +456,12 @@ public final class OffsetGroup extends Group {
 
   @Override
   synchronized void closeMembers(String why) {
+    membersClosed = true;
     for (Member m : members.values()) {
       if (m.pendingJoin != null) {
         m.pendingJoin.completeExceptionally(new BrokerException(BrokerError.UNKNOWN_MEMBER_ID, why));
       }
+      answerHeldHeartbeat(m, false); // the shutdown need not wait for it; the next heartbeat finds the broker gone
     }
   }
 

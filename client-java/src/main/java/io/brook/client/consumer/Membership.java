@@ -127,7 +127,7 @@ final class Membership {
       joined = true;
       lost = false;
       rejoinRequested = false;
-      nextHeartbeatNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(heartbeatIntervalMs);
+      nextHeartbeatNanos = System.nanoTime(); // at once: the broker holds it until the group changes
       startHeartbeats();
       notifyAll();
     }
@@ -245,6 +245,7 @@ final class Membership {
     while (true) {
       String member;
       int gen;
+      long maxWaitMs;
       String leaveAs = null;
       synchronized (this) {
         try {
@@ -285,7 +286,15 @@ final class Membership {
         }
         member = memberId;
         gen = generation;
-        nextHeartbeatNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(heartbeatIntervalMs);
+        long now = System.nanoTime();
+        nextHeartbeatNanos = now + TimeUnit.MILLISECONDS.toNanos(heartbeatIntervalMs);
+        // The broker holds the heartbeat until a rebalance starts or this long passed; the next one
+        // then goes at once. Not past the poll deadline, which this thread must check in time.
+        maxWaitMs = heartbeatIntervalMs;
+        if (!inPoll) {
+          long toDeadline = TimeUnit.NANOSECONDS.toMillis(lastPollNanos - now) + config.maxPollIntervalMs() + 1;
+          maxWaitMs = Math.max(1, Math.min(maxWaitMs, toDeadline));
+        }
       }
       if (leaveAs != null) {
         LOG.log(System.Logger.Level.WARNING, "left group {0}: poll was not called within max.poll.interval.ms ({1} ms);"
@@ -293,15 +302,15 @@ final class Membership {
         leave(leaveAs);
         continue;
       }
-      heartbeat(member, gen);
+      heartbeat(member, gen, maxWaitMs);
     }
   }
 
-  private void heartbeat(String member, int gen) {
+  private void heartbeat(String member, int gen, long maxWaitMs) {
     try {
-      HeartbeatResponse r = groups.withDeadlineAfter(Math.max(heartbeatIntervalMs, 5000), TimeUnit.MILLISECONDS)
-          .heartbeat(HeartbeatRequest.newBuilder().setGroup(config.groupId()).setMemberId(member).setGeneration(gen)
-              .build());
+      HeartbeatResponse r = groups.withDeadlineAfter(maxWaitMs + Math.max(heartbeatIntervalMs, 5000),
+          TimeUnit.MILLISECONDS).heartbeat(HeartbeatRequest.newBuilder().setGroup(config.groupId())
+              .setMemberId(member).setGeneration(gen).setMaxWaitMs((int) maxWaitMs).build());
       if (r.getRejoin()) {
         synchronized (this) {
           if (isCurrent(member, gen)) {

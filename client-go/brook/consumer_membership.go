@@ -243,7 +243,8 @@ func (m *consumerMembership) runJoin(j *consumerJoin, memberID string) {
 	now := time.Now()
 	m.memberID, m.generation = resp.GetMemberId(), resp.GetGeneration()
 	m.joined, m.lost, m.rejoin = true, false, false
-	m.interval, m.nextHeartbeat, m.lastPoll = interval, now.Add(interval), now
+	// The first heartbeat goes at once: the broker holds it until the group changes.
+	m.interval, m.nextHeartbeat, m.lastPoll = interval, now, now
 	startHeartbeats := !m.heartbeating
 	m.heartbeating = true
 	m.broadcastLocked()
@@ -291,6 +292,7 @@ func (m *consumerMembership) heartbeatLoop() {
 		wait := time.Duration(-1) // until woken
 		var leaveAs string
 		beat := false
+		var maxWait time.Duration
 		member, generation := m.memberID, m.generation
 		if m.joined && !m.lost {
 			now := time.Now()
@@ -305,6 +307,13 @@ func (m *consumerMembership) heartbeatLoop() {
 			case !now.Before(m.nextHeartbeat):
 				beat = true
 				m.nextHeartbeat = now.Add(m.interval)
+				// The broker holds the heartbeat until a rebalance starts or this
+				// long passed; the next one then goes at once. Not past the poll
+				// deadline, which this goroutine must check in time.
+				maxWait = m.interval
+				if !m.inPoll {
+					maxWait = max(time.Millisecond, min(maxWait, pollDeadline.Sub(now)+time.Millisecond))
+				}
 			default:
 				wait = m.nextHeartbeat.Sub(now)
 				if !m.inPoll {
@@ -319,7 +328,7 @@ func (m *consumerMembership) heartbeatLoop() {
 				"group", m.c.cfg.group, "rebalance_timeout", m.c.cfg.rebalanceTimeout)
 			m.leave(m.c.lifetime, leaveAs)
 		case beat:
-			m.heartbeat(member, generation)
+			m.heartbeat(member, generation, maxWait)
 		default:
 			m.sleep(wait)
 		}
@@ -343,14 +352,15 @@ func (m *consumerMembership) sleep(d time.Duration) {
 	}
 }
 
-func (m *consumerMembership) heartbeat(memberID string, generation int32) {
+func (m *consumerMembership) heartbeat(memberID string, generation int32, maxWait time.Duration) {
 	m.mu.Lock()
-	timeout := max(m.interval, 5*time.Second)
+	timeout := maxWait + max(m.interval, 5*time.Second)
 	m.mu.Unlock()
 	ctx, cancel := context.WithTimeout(m.c.lifetime, timeout)
 	defer cancel()
 	resp, err := m.c.groups.Heartbeat(ctx, &brookv1.HeartbeatRequest{
 		Group: m.c.cfg.group, MemberId: memberID, Generation: generation,
+		MaxWaitMs: int32(maxWait / time.Millisecond),
 	})
 	if err != nil {
 		err = callError(err)

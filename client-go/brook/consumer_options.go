@@ -15,7 +15,9 @@ func (o consumerOption) applyConsumer(c *consumerConfig) { o(c) }
 // stopped (Kafka's session.timeout.ms). Default 45s; the broker accepts
 // group.min.session.timeout.ms..group.max.session.timeout.ms (6s..30m unless
 // configured otherwise). Heartbeats go every interval the broker answers: a
-// third of this, at most 3s.
+// third of this, at most its group.heartbeat.interval.ms (3s by default). The
+// broker holds each heartbeat until the group changes, so a rebalance is heard
+// of at once.
 func WithSessionTimeout(d time.Duration) ConsumerOption {
 	return consumerOption(func(c *consumerConfig) { c.sessionTimeout = d })
 }

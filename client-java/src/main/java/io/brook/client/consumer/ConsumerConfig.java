@@ -195,7 +195,9 @@ public final class ConsumerConfig {
     /**
      * {@code session.timeout.ms}: a member whose heartbeats stop this long is removed from the group.
      * Default 45000; the broker accepts 6000..1800000 unless configured otherwise. The heartbeat
-     * interval is the broker's answer (a third of this, at most 3 s).
+     * interval is the broker's answer (a third of this, at most its {@code group.heartbeat.interval.ms},
+     * 3 s by default); the broker holds each heartbeat until the group changes, so a rebalance is
+     * heard of at once.
      */
     public Builder sessionTimeout(Duration d) {
       this.sessionTimeoutMs = d.toMillis();

@@ -276,7 +276,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         long leftMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
         long waitMs = Math.min(leftMs, config.fetchMaxWaitMs());
         ConsumerRecords<K, V> records;
-        if (states.knownPositions().isEmpty()) {
+        if (!states.hasFetchable()) { // no position known yet, or every partition paused
           idle(waitMs);
           records = ConsumerRecords.empty();
         } else {
@@ -685,6 +685,42 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
       which.forEach(this::requireAssigned);
       which.forEach(tp -> states.requestReset(tp, where));
     });
+  }
+
+  /**
+   * Stops fetching these assigned partitions until {@link #resume}: poll returns none of their
+   * records (those already fetched wait in the consumer) while the member stays in the group, its
+   * heartbeats and polls going on as usual; positions, commits and seeks work as before. A
+   * rebalance that revokes a partition ends its pause (every rebalance does: it is eager), as
+   * Kafka's consumer does; {@link #assign} keeps the pauses of the partitions it keeps.
+   *
+   * @throws IllegalStateException a partition is not assigned to this consumer (nothing is paused then)
+   */
+  public void pause(Collection<TopicPartition> partitions) {
+    run(() -> {
+      List<TopicPartition> which = List.copyOf(partitions);
+      which.forEach(this::requireAssigned);
+      which.forEach(states::pause);
+    });
+  }
+
+  /**
+   * Fetches these paused partitions again from their positions; resuming one that is not paused
+   * does nothing.
+   *
+   * @throws IllegalStateException a partition is not assigned to this consumer (nothing is resumed then)
+   */
+  public void resume(Collection<TopicPartition> partitions) {
+    run(() -> {
+      List<TopicPartition> which = List.copyOf(partitions);
+      which.forEach(this::requireAssigned);
+      which.forEach(states::resume);
+    });
+  }
+
+  /** The assigned partitions paused now. */
+  public Set<TopicPartition> paused() {
+    return call(() -> Set.copyOf(states.paused()));
   }
 
   /** The next offset poll reads from this assigned partition, looking it up when not known yet. */

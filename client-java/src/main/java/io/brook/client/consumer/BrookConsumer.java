@@ -469,6 +469,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
    * @throws CommitFailedException when the member is not in the group's current generation (it
    *     was removed, fenced, or a rebalance is running); the next poll rejoins
    * @throws ConfigException without a {@code group.id}
+   * @throws io.brook.client.errors.InvalidRequestException metadata longer than 4096 bytes (UTF-8)
    */
   public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
     run(() -> {

@@ -129,7 +129,8 @@ final class Fetcher<K, V> {
 
   /**
    * Sends a long-polling fetch from the current positions unless one is in flight or no partition
-   * has a known position (or every such partition is paused). It starts in the root context, not the poll's, so that it outlives the poll.
+   * has a known position (or every such partition is paused). It starts in the root context, not
+   * the poll's, so that it outlives the poll.
    */
   private void sendIfIdle(PartitionStates states) {
     if (inFlight != null) {

@@ -49,7 +49,10 @@ final class TopicMetadata {
     return read(topic, deadlineNanos, false);
   }
 
-  /** The description, or null when the broker is away and {@code staleKnown}: the count it gave last is still the best guess. */
+  /**
+   * The description, or null when the broker is away and {@code staleKnown}: the count it gave
+   * last is still the best guess.
+   */
   private TopicDescription read(String topic, long deadlineNanos, boolean staleKnown) {
     Backoff backoff = new Backoff(config.retryBackoffMs, config.retryBackoffMaxMs);
     while (true) {

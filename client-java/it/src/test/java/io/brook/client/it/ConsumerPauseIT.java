@@ -102,18 +102,20 @@ class ConsumerPauseIT {
 
   @Test
   void recordsAlreadyFetchedForAPartitionWaitWhileItIsPausedAndComeNextAfterResume() {
-    create(broker.channel(), "pause-buffered", 1);
-    TopicPartition tp = new TopicPartition("pause-buffered", 0);
+    create(broker.channel(), "pause-buffered", 2);
+    TopicPartition p0 = new TopicPartition("pause-buffered", 0);
+    TopicPartition p1 = new TopicPartition("pause-buffered", 1);
     produceValues(broker.channel(), "pause-buffered", 0, 5, "v"); // one batch: one fetch reads all five
     try (BrookConsumer<String, String> c = consumer(config().maxPollRecords(1))) {
-      c.assign(List.of(tp));
+      c.assign(List.of(p0, p1));
       assertThat(offsets(pollCount(c, 1))).containsExactly("0@0");
 
-      c.pause(List.of(tp)); // offsets 1-4 were fetched with offset 0 and wait in the consumer
+      // Offsets 1-4 were fetched with offset 0 and wait in the consumer; p1 keeps the fetches going.
+      c.pause(List.of(p0));
       assertThat(pollTimes(c, 3)).isEmpty();
-      assertThat(c.position(tp)).isEqualTo(1);
+      assertThat(c.position(p0)).isEqualTo(1);
 
-      c.resume(List.of(tp));
+      c.resume(List.of(p0));
       assertThat(offsets(pollCount(c, 4))).containsExactly("0@1", "0@2", "0@3", "0@4");
     }
   }

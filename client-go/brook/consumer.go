@@ -628,7 +628,7 @@ func (c *Consumer) commitAtClose(ctx context.Context) error {
 	c.mu.Lock()
 	offsets := c.parts.knownPositions()
 	c.mu.Unlock()
-	if err := c.commit(ctx, offsets, true); err != nil {
+	if err := c.commit(ctx, withoutMetadata(offsets), true); err != nil {
 		return fmt.Errorf("brook: commit at Close: %w", err)
 	}
 	return nil

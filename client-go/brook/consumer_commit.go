@@ -26,7 +26,7 @@ func (c *Consumer) CommitSync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.commitAs(ctx, memberID, generation, offsets, true)
+	return c.commitAs(ctx, memberID, generation, withoutMetadata(offsets), true)
 }
 
 // positionsInMembership takes the positions together with the membership
@@ -68,7 +68,7 @@ func (c *Consumer) CommitOffsets(ctx context.Context, offsets map[TopicPartition
 			return fmt.Errorf("brook: CommitOffsets: offset %d of %s/%d is negative", o, tp.Topic, tp.Partition)
 		}
 	}
-	return c.commit(ctx, maps.Clone(offsets), true)
+	return c.commit(ctx, withoutMetadata(offsets), true)
 }
 
 // CommitRecords commits, for each partition of these records, the offset
@@ -93,11 +93,23 @@ func (c *Consumer) CommitRecords(ctx context.Context, records ...*Record) error 
 // async commits still under way until its ctx ends; one still unanswered then
 // gets an error matching ErrClientClosed (whether it was stored is unknown).
 func (c *Consumer) CommitAsync(offsets map[TopicPartition]int64, onDone func(offsets map[TopicPartition]int64, err error)) {
+	var done func(map[TopicPartition]OffsetAndMetadata, error)
+	if onDone != nil {
+		done = func(commits map[TopicPartition]OffsetAndMetadata, err error) { onDone(offsetsOnly(commits), err) }
+	}
+	c.commitAsync(withoutMetadata(offsets), done)
+}
+
+// commitAsync is CommitAsync with each offset's metadata (nil commits: every position, without).
+func (c *Consumer) commitAsync(offsets map[TopicPartition]OffsetAndMetadata,
+	onDone func(offsets map[TopicPartition]OffsetAndMetadata, err error)) {
 	var memberID string
 	var generation int32
 	var err error
 	if offsets == nil {
-		offsets, memberID, generation, err = c.positionsInMembership()
+		var positions map[TopicPartition]int64
+		positions, memberID, generation, err = c.positionsInMembership()
+		offsets = withoutMetadata(positions)
 	} else {
 		offsets = maps.Clone(offsets)
 		memberID, generation, err = c.commitMembership()
@@ -143,7 +155,8 @@ func (c *Consumer) asyncStarted() {
 }
 
 // asyncEnded queues onDone for the polling goroutine.
-func (c *Consumer) asyncEnded(offsets map[TopicPartition]int64, err error, onDone func(map[TopicPartition]int64, error)) {
+func (c *Consumer) asyncEnded(offsets map[TopicPartition]OffsetAndMetadata, err error,
+	onDone func(map[TopicPartition]OffsetAndMetadata, error)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.asyncDone = append(c.asyncDone, func() {
@@ -196,7 +209,7 @@ func (c *Consumer) awaitAsyncCommits(ctx context.Context) {
 
 // commit stores offsets as this member (or from outside the group with
 // Assign), retrying while the broker is unreachable when retry is set.
-func (c *Consumer) commit(ctx context.Context, offsets map[TopicPartition]int64, retry bool) error {
+func (c *Consumer) commit(ctx context.Context, offsets map[TopicPartition]OffsetAndMetadata, retry bool) error {
 	if c.cfg.group == "" {
 		return &ConfigError{Client: "consumer", Problems: []string{"commits need WithGroup"}}
 	}
@@ -212,8 +225,8 @@ func (c *Consumer) commit(ctx context.Context, offsets map[TopicPartition]int64,
 }
 
 // commitAs commits offsets as this member and generation.
-func (c *Consumer) commitAs(ctx context.Context, memberID string, generation int32, offsets map[TopicPartition]int64,
-	retry bool) error {
+func (c *Consumer) commitAs(ctx context.Context, memberID string, generation int32,
+	offsets map[TopicPartition]OffsetAndMetadata, retry bool) error {
 	if len(offsets) == 0 {
 		c.runAsyncCallbacks()
 		return nil
@@ -261,10 +274,12 @@ func (c *Consumer) commitFailed(err error, memberID string, generation int32) er
 
 // commitOnce is one CommitOffsets; a partition the broker refused fails it
 // with that partition's error, naming every refused partition.
-func (c *Consumer) commitOnce(ctx context.Context, memberID string, generation int32, offsets map[TopicPartition]int64) error {
+func (c *Consumer) commitOnce(ctx context.Context, memberID string, generation int32,
+	offsets map[TopicPartition]OffsetAndMetadata) error {
 	req := &brookv1.CommitOffsetsRequest{Group: c.cfg.group, MemberId: memberID, Generation: generation}
 	for _, tp := range slices.SortedFunc(maps.Keys(offsets), consumerCompareTP) {
-		req.Offsets = append(req.Offsets, &brookv1.OffsetCommit{Topic: tp.Topic, Partition: tp.Partition, Offset: offsets[tp]})
+		req.Offsets = append(req.Offsets, &brookv1.OffsetCommit{Topic: tp.Topic, Partition: tp.Partition,
+			Offset: offsets[tp].Offset, Metadata: offsets[tp].Metadata})
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.requestTimeout)
 	defer cancel()
@@ -293,13 +308,22 @@ func (c *Consumer) commitOnce(ctx context.Context, memberID string, generation i
 // partition the group committed when none is given); a partition without a
 // commit is absent. Retries while the broker is unreachable until ctx ends.
 func (c *Consumer) Committed(ctx context.Context, partitions ...TopicPartition) (map[TopicPartition]int64, error) {
+	commits, err := c.CommittedWithMetadata(ctx, partitions...)
+	if err != nil {
+		return nil, err
+	}
+	return offsetsOnly(commits), nil
+}
+
+// CommittedWithMetadata is Committed with the metadata each commit carries.
+func (c *Consumer) CommittedWithMetadata(ctx context.Context, partitions ...TopicPartition) (map[TopicPartition]OffsetAndMetadata, error) {
 	if c.isClosed() {
 		return nil, ErrClientClosed
 	}
 	if c.cfg.group == "" {
 		return nil, &ConfigError{Client: "consumer", Problems: []string{"Committed needs WithGroup"}}
 	}
-	var out map[TopicPartition]int64
+	var out map[TopicPartition]OffsetAndMetadata
 	err := c.retrying(ctx, func(ctx context.Context) (err error) {
 		out, err = c.committedOnce(ctx, partitions)
 		return err
@@ -308,7 +332,7 @@ func (c *Consumer) Committed(ctx context.Context, partitions ...TopicPartition) 
 }
 
 // committedOnce is one FetchCommittedOffsets.
-func (c *Consumer) committedOnce(ctx context.Context, tps []TopicPartition) (map[TopicPartition]int64, error) {
+func (c *Consumer) committedOnce(ctx context.Context, tps []TopicPartition) (map[TopicPartition]OffsetAndMetadata, error) {
 	req := &brookv1.FetchCommittedOffsetsRequest{Group: c.cfg.group}
 	for _, tp := range slices.SortedFunc(slices.Values(tps), consumerCompareTP) {
 		if n := len(req.Partitions); n > 0 && req.Partitions[n-1].Topic == tp.Topic {
@@ -323,7 +347,7 @@ func (c *Consumer) committedOnce(ctx context.Context, tps []TopicPartition) (map
 	if err != nil {
 		return nil, callError(err)
 	}
-	out := make(map[TopicPartition]int64)
+	out := make(map[TopicPartition]OffsetAndMetadata)
 	for _, co := range resp.GetOffsets() {
 		tp := TopicPartition{Topic: co.GetTopic(), Partition: co.GetPartition()}
 		if len(tps) > 0 && !slices.Contains(tps, tp) {
@@ -333,7 +357,7 @@ func (c *Consumer) committedOnce(ctx context.Context, tps []TopicPartition) (map
 			return nil, err
 		}
 		if co.Offset != nil {
-			out[tp] = co.GetOffset()
+			out[tp] = OffsetAndMetadata{Offset: co.GetOffset(), Metadata: co.GetMetadata()}
 		}
 	}
 	return out, nil
@@ -369,7 +393,7 @@ func (c *Consumer) autoCommitQuietly(ctx context.Context, retry bool) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.requestTimeout)
 	defer cancel()
-	if err := c.commit(ctx, offsets, retry); err != nil && ctx.Err() == nil {
+	if err := c.commit(ctx, withoutMetadata(offsets), retry); err != nil && ctx.Err() == nil {
 		c.log.Warn("brook: auto commit failed", "group", c.cfg.group, "error", err)
 	}
 }

@@ -16,7 +16,8 @@ const consumerIdleWait = 100 * time.Millisecond
 // Positions move only once the whole answer was understood: a partition's
 // error that is not retriable fails the call and moves nothing. A partition
 // that was sought, revoked or reassigned meanwhile keeps its new state and
-// its records are dropped.
+// its records are dropped, as are those of a partition paused meanwhile (its
+// position stays: they are read again after Resume).
 func (c *Consumer) fetchOnce(ctx context.Context) ([]*Record, error) {
 	wait := c.cfg.fetchMaxWait
 	if deadline, ok := ctx.Deadline(); ok {
@@ -67,7 +68,7 @@ func (c *Consumer) fetchOnce(ctx context.Context) ([]*Record, error) {
 	c.mu.Lock()
 	for i, pr := range answers {
 		ref := refs[i]
-		if !c.parts.current(ref) {
+		if !c.parts.current(ref) || ref.state.paused {
 			continue
 		}
 		st := ref.state
@@ -136,8 +137,8 @@ func (c *Consumer) resolvePositions(ctx context.Context, refs []consumerPartitio
 			}
 			c.mu.Lock()
 			for _, r := range refs {
-				if offset, ok := committed[r.tp]; ok && r.reset.IsZero() && c.parts.current(r) {
-					c.parts.seek(r.state, offset)
+				if commit, ok := committed[r.tp]; ok && r.reset.IsZero() && c.parts.current(r) {
+					c.parts.seek(r.state, commit.Offset)
 				}
 			}
 			c.mu.Unlock()

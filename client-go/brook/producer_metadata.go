@@ -83,18 +83,30 @@ func (m *producerMetadata) forget(topic string) {
 }
 
 func (m *producerMetadata) lookup(ctx context.Context, topic string) (int32, error) {
+	t, err := m.describe(ctx, topic, 0)
+	return int32(len(t.GetPartitions())), err
+}
+
+// describe reads the topic from the broker, retrying retriable failures with
+// backoff until ctx ends; each attempt within perCall when it is not 0.
+func (m *producerMetadata) describe(ctx context.Context, topic string, perCall time.Duration) (*brookv1.TopicDescription, error) {
 	b := newBackoff(m.backoffMin, m.backoffMax)
 	for {
-		resp, err := m.admin.DescribeTopic(ctx, &brookv1.DescribeTopicRequest{Name: topic})
+		callCtx, cancel := ctx, context.CancelFunc(func() {})
+		if perCall > 0 {
+			callCtx, cancel = context.WithTimeout(ctx, perCall)
+		}
+		resp, err := m.admin.DescribeTopic(callCtx, &brookv1.DescribeTopicRequest{Name: topic})
+		cancel()
 		if err == nil {
-			return int32(len(resp.GetTopic().GetPartitions())), nil
+			return resp.GetTopic(), nil
 		}
 		err = callError(err)
 		if !isRetriable(err) {
-			return 0, err
+			return nil, err
 		}
 		if werr := b.wait(ctx); werr != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 }

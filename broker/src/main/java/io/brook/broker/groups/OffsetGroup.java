@@ -6,6 +6,7 @@ import io.brook.broker.errors.BrokerException;
 import io.brook.broker.errors.Ownership;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -239,8 +240,10 @@ public final class OffsetGroup extends Group {
           throw error(BrokerError.OFFSET_OUT_OF_RANGE, c.tp() + ": cannot commit offset " + c.offset()
               + ", the valid range is [0, " + end + "] (the end offset)");
         }
-        if (c.metadata().length() > MAX_METADATA_BYTES) {
-          throw error(BrokerError.INVALID_REQUEST, c.tp() + ": metadata longer than " + MAX_METADATA_BYTES);
+        int metadataBytes = c.metadata().getBytes(StandardCharsets.UTF_8).length; // the limit is Kafka's, in bytes
+        if (metadataBytes > MAX_METADATA_BYTES) {
+          throw error(BrokerError.INVALID_REQUEST, c.tp() + ": metadata of " + metadataBytes + " bytes (UTF-8) is "
+              + "longer than " + MAX_METADATA_BYTES + " bytes");
         }
         int key = keyOf(p, events);
         CommittedOffset co = new CommittedOffset(c.offset(), c.metadata(), now);

@@ -1,12 +1,12 @@
 package io.brook.client.admin;
 
 import io.brook.client.internal.ErrorMapping;
+import io.brook.client.internal.PartitionInfos;
 import io.brook.protocol.v1.CommittedOffset;
 import io.brook.protocol.v1.GroupDescription;
 import io.brook.protocol.v1.GroupPartition;
 import io.brook.protocol.v1.GroupSummary;
 import io.brook.protocol.v1.MemberDescription;
-import io.brook.protocol.v1.PartitionDescription;
 import io.brook.protocol.v1.Position;
 import io.brook.protocol.v1.TopicDescription;
 import io.brook.protocol.v1.TopicPartitions;
@@ -20,12 +20,7 @@ final class Descriptions {
   private Descriptions() {}
 
   static TopicInfo topic(TopicDescription t) {
-    List<PartitionInfo> partitions = new ArrayList<>(t.getPartitionsCount());
-    for (PartitionDescription p : t.getPartitionsList()) {
-      partitions.add(new PartitionInfo(p.getPartition(), p.getLogStartOffset(), p.getEndOffset(), p.getSizeBytes(),
-          p.getSegmentRoll(), p.getSegmentCount(), p.getForceCount(), p.getProducerCount()));
-    }
-    return new TopicInfo(t.getName(), t.getTopicId(), t.getConfigMap(), partitions, t.getCreatedAtMs());
+    return new TopicInfo(t.getName(), t.getTopicId(), t.getConfigMap(), PartitionInfos.of(t), t.getCreatedAtMs());
   }
 
   static GroupListing listing(GroupSummary g) {

@@ -3,6 +3,7 @@ package io.brook.client.consumer;
 import com.google.common.util.concurrent.MoreExecutors;
 import io.brook.client.Deserializer;
 import io.brook.client.TopicPartition;
+import io.brook.client.admin.PartitionInfo;
 import io.brook.client.errors.BrokerUnavailableException;
 import io.brook.client.errors.BrookException;
 import io.brook.client.errors.BrookTimeoutException;
@@ -276,7 +277,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         long leftMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
         long waitMs = Math.min(leftMs, config.fetchMaxWaitMs());
         ConsumerRecords<K, V> records;
-        if (states.knownPositions().isEmpty()) {
+        if (!states.hasFetchable()) { // no position known yet, or every partition paused
           idle(waitMs);
           records = ConsumerRecords.empty();
         } else {
@@ -425,7 +426,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
       }
     }
     if (config.groupId() != null && !needCommitted.isEmpty()) {
-      offsets.committed(needCommitted).forEach(states::seek);
+      offsets.committed(needCommitted).forEach((tp, commit) -> states.seek(tp, commit.offset()));
     }
     Map<OffsetResetStrategy, List<TopicPartition>> toReset = new EnumMap<>(OffsetResetStrategy.class);
     for (TopicPartition tp : partitions) {
@@ -451,11 +452,14 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
   }
 
   public void commitSync(Duration timeout) {
-    run(() -> commitSync(states.knownPositions(), timeout));
+    run(() -> commitSync(OffsetAndMetadata.of(states.knownPositions()), timeout));
   }
 
-  /** Commits these offsets: each the next offset to read of its partition (Kafka's semantics). */
-  public void commitSync(Map<TopicPartition, Long> offsets) {
+  /**
+   * Commits these offsets, each the next offset to read of its partition (Kafka's semantics), with
+   * its metadata.
+   */
+  public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
     commitSync(offsets, Duration.ofMillis(config.defaultApiTimeoutMs()));
   }
 
@@ -465,14 +469,15 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
    * @throws CommitFailedException when the member is not in the group's current generation (it
    *     was removed, fenced, or a rebalance is running); the next poll rejoins
    * @throws ConfigException without a {@code group.id}
+   * @throws io.brook.client.errors.InvalidRequestException metadata longer than 4096 bytes (UTF-8)
    */
-  public void commitSync(Map<TopicPartition, Long> offsets, Duration timeout) {
+  public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
     run(() -> {
       requireGroup("commit");
       if (offsets.isEmpty()) {
         return;
       }
-      Map<TopicPartition, Long> copy = Map.copyOf(offsets);
+      Map<TopicPartition, OffsetAndMetadata> copy = Map.copyOf(offsets);
       ConsumerGroupMetadata as = commitMembership();
       try {
         calls.retrying(timeout.toMillis(), () -> {
@@ -497,7 +502,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
 
   /** {@link #commitAsync(Map, OffsetCommitCallback)} of every position. */
   public void commitAsync(OffsetCommitCallback callback) {
-    run(() -> commitAsync(states.knownPositions(), callback));
+    run(() -> commitAsync(OffsetAndMetadata.of(states.knownPositions()), callback));
   }
 
   /**
@@ -505,7 +510,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
    * logged) runs on the polling thread inside a later poll, commitSync or close, which waits up to
    * its timeout for commits still under way.
    */
-  public void commitAsync(Map<TopicPartition, Long> offsets, OffsetCommitCallback callback) {
+  public void commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets, OffsetCommitCallback callback) {
     run(() -> {
       requireGroup("commit");
       AsyncCommit commit = new AsyncCommit(Map.copyOf(offsets), callback);
@@ -553,11 +558,11 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
 
   /** One commitAsync: its callback runs once, for its answer or for close giving up on it. */
   private final class AsyncCommit {
-    final Map<TopicPartition, Long> offsets;
+    final Map<TopicPartition, OffsetAndMetadata> offsets;
     final OffsetCommitCallback callback;
     final AtomicBoolean completed = new AtomicBoolean();
 
-    AsyncCommit(Map<TopicPartition, Long> offsets, OffsetCommitCallback callback) {
+    AsyncCommit(Map<TopicPartition, OffsetAndMetadata> offsets, OffsetCommitCallback callback) {
       this.offsets = offsets;
       this.callback = callback;
     }
@@ -614,12 +619,15 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     return as;
   }
 
-  /** The group's committed offsets of these partitions; a partition without one is absent. */
-  public Map<TopicPartition, Long> committed(Set<TopicPartition> partitions) {
+  /**
+   * The group's commits of these partitions (offset and metadata); a partition without one is
+   * absent.
+   */
+  public Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions) {
     return committed(partitions, Duration.ofMillis(config.defaultApiTimeoutMs()));
   }
 
-  public Map<TopicPartition, Long> committed(Set<TopicPartition> partitions, Duration timeout) {
+  public Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions, Duration timeout) {
     return call(() -> {
       requireGroup("committed");
       if (partitions.isEmpty()) {
@@ -643,7 +651,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
       return;
     }
     try {
-      commitSync(positions, Duration.ofMillis(config.requestTimeoutMs()));
+      commitSync(OffsetAndMetadata.of(positions), Duration.ofMillis(config.requestTimeoutMs()));
     } catch (BrookException e) {
       LOG.log(System.Logger.Level.WARNING, "auto commit to group {0} failed: {1} ({2})", config.groupId(),
           e.getMessage(), e.reason());
@@ -685,6 +693,42 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
       which.forEach(this::requireAssigned);
       which.forEach(tp -> states.requestReset(tp, where));
     });
+  }
+
+  /**
+   * Stops fetching these assigned partitions until {@link #resume}: poll returns none of their
+   * records (those already fetched wait in the consumer) while the member stays in the group, its
+   * heartbeats and polls going on as usual; positions, commits and seeks work as before. A
+   * rebalance that revokes a partition ends its pause (every rebalance does: it is eager), as
+   * Kafka's consumer does; {@link #assign} keeps the pauses of the partitions it keeps.
+   *
+   * @throws IllegalStateException a partition is not assigned to this consumer (nothing is paused then)
+   */
+  public void pause(Collection<TopicPartition> partitions) {
+    run(() -> {
+      List<TopicPartition> which = List.copyOf(partitions);
+      which.forEach(this::requireAssigned);
+      which.forEach(states::pause);
+    });
+  }
+
+  /**
+   * Fetches these paused partitions again from their positions; resuming one that is not paused
+   * does nothing.
+   *
+   * @throws IllegalStateException a partition is not assigned to this consumer (nothing is resumed then)
+   */
+  public void resume(Collection<TopicPartition> partitions) {
+    run(() -> {
+      List<TopicPartition> which = List.copyOf(partitions);
+      which.forEach(this::requireAssigned);
+      which.forEach(states::resume);
+    });
+  }
+
+  /** The assigned partitions paused now. */
+  public Set<TopicPartition> paused() {
+    return call(() -> Set.copyOf(states.paused()));
   }
 
   /** The next offset poll reads from this assigned partition, looking it up when not known yet. */
@@ -740,6 +784,22 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
   public Map<TopicPartition, Long> offsetsForTimes(Map<TopicPartition, Long> timestamps) {
     return call(() -> timestamps.isEmpty() ? Map.of() : Map.copyOf(calls.retrying(config.defaultApiTimeoutMs(),
         () -> offsets.forTimes(timestamps))));
+  }
+
+  /**
+   * The topic's partitions as the broker describes them now, assigned to this consumer or not
+   * (Kafka's partitionsFor; the admin's {@link PartitionInfo}), retrying within {@code
+   * default.api.timeout.ms} while the broker is unreachable.
+   *
+   * @throws io.brook.client.errors.UnknownTopicException the topic does not exist
+   */
+  public List<PartitionInfo> partitionsFor(String topic) {
+    return partitionsFor(topic, Duration.ofMillis(config.defaultApiTimeoutMs()));
+  }
+
+  public List<PartitionInfo> partitionsFor(String topic, Duration timeout) {
+    Objects.requireNonNull(topic, "topic");
+    return call(() -> calls.retrying(timeout.toMillis(), () -> offsets.partitionsFor(topic)));
   }
 
   /** The membership held now; generation -1 when none (or without a group.id). */
@@ -830,7 +890,8 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
   /** The auto commit at close, within what is left of its timeout: its failure, or null. */
   private BrookException commitAtClose(long deadline) {
     try {
-      commitSync(states.knownPositions(), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+      commitSync(OffsetAndMetadata.of(states.knownPositions()),
+          Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
       return null;
     } catch (BrookException e) {
       LOG.log(System.Logger.Level.WARNING, "commit at close of group {0} failed: {1} ({2})", config.groupId(),

@@ -73,7 +73,7 @@ final class Fetcher<K, V> {
   ConsumerRecords<K, V> fetch(PartitionStates states, long waitMs) {
     ConsumerRecords<K, V> waiting = drainBuffered(states);
     if (!waiting.isEmpty()) {
-      if (buffered.isEmpty()) {
+      if (!hasBufferedToHandOut(states)) {
         sendIfIdle(states);
       }
       return waiting;
@@ -99,7 +99,7 @@ final class Fetcher<K, V> {
     }
     inFlight = null;
     ConsumerRecords<K, V> records = understand(states, current.order(), response);
-    if (buffered.isEmpty() && !records.isEmpty()) {
+    if (!hasBufferedToHandOut(states) && !records.isEmpty()) {
       sendIfIdle(states); // records flow: the broker reads on while the application works
     }
     return records;
@@ -114,8 +114,23 @@ final class Fetcher<K, V> {
   }
 
   /**
+   * Whether records wait here for a partition that is not paused. A fetch is sent only when none
+   * does, so that no partition is fetched past records still waiting for it (the fetch order leaves
+   * the paused ones out).
+   */
+  private boolean hasBufferedToHandOut(PartitionStates states) {
+    for (TopicPartition tp : buffered.keySet()) {
+      if (!states.isPaused(tp)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Sends a long-polling fetch from the current positions unless one is in flight or no partition
-   * has a known position. It starts in the root context, not the poll's, so that it outlives the poll.
+   * has a known position (or every such partition is paused). It starts in the root context, not
+   * the poll's, so that it outlives the poll.
    */
   private void sendIfIdle(PartitionStates states) {
     if (inFlight != null) {
@@ -242,7 +257,8 @@ final class Fetcher<K, V> {
 
   /**
    * Hands out at most max.poll.records of what one fetch decoded, in partition order, moving each
-   * position past what it hands out; the rest waits for the next polls.
+   * position past what it hands out; the rest waits for the next polls. A partition paused while
+   * the fetch was under way hands out nothing: its records wait here until it is resumed.
    */
   private ConsumerRecords<K, V> handOut(PartitionStates states, Map<TopicPartition, List<ConsumerRecord<K, V>>> records,
       Map<TopicPartition, PartitionRecords> done) {
@@ -252,7 +268,7 @@ final class Fetcher<K, V> {
       TopicPartition tp = e.getKey();
       PartitionRecords pr = e.getValue();
       List<ConsumerRecord<K, V>> all = records.getOrDefault(tp, List.of());
-      int take = Math.min(budget, all.size());
+      int take = states.isPaused(tp) ? 0 : Math.min(budget, all.size());
       budget -= take;
       if (take > 0) {
         out.put(tp, all.size() == take ? all : new ArrayList<>(all.subList(0, take)));
@@ -271,7 +287,10 @@ final class Fetcher<K, V> {
     return new ConsumerRecords<>(out);
   }
 
-  /** Up to max.poll.records of the records earlier fetches read past it, if they are still next. */
+  /**
+   * Up to max.poll.records of the records earlier fetches read past it, if they are still next;
+   * those of paused partitions stay.
+   */
   private ConsumerRecords<K, V> drainBuffered(PartitionStates states) {
     if (buffered.isEmpty()) {
       return ConsumerRecords.empty();
@@ -285,6 +304,9 @@ final class Fetcher<K, V> {
     Iterator<Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<K, V>>>> it = buffered.entrySet().iterator();
     while (it.hasNext() && budget > 0) {
       Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<K, V>>> e = it.next();
+      if (states.isPaused(e.getKey())) {
+        continue;
+      }
       ArrayDeque<ConsumerRecord<K, V>> waiting = e.getValue();
       List<ConsumerRecord<K, V>> taken = new ArrayList<>(Math.min(budget, waiting.size()));
       while (budget > 0 && !waiting.isEmpty()) {

@@ -1,12 +1,16 @@
 package io.brook.client.consumer;
 
 import io.brook.client.TopicPartition;
+import io.brook.client.admin.PartitionInfo;
 import io.brook.client.internal.ErrorMapping;
+import io.brook.client.internal.PartitionInfos;
+import io.brook.protocol.v1.AdminServiceGrpc;
 import io.brook.protocol.v1.Boundary;
 import io.brook.protocol.v1.CommitOffsetsRequest;
 import io.brook.protocol.v1.CommitOffsetsResponse;
 import io.brook.protocol.v1.CommitResult;
 import io.brook.protocol.v1.CommittedOffset;
+import io.brook.protocol.v1.DescribeTopicRequest;
 import io.brook.protocol.v1.ErrorCode;
 import io.brook.protocol.v1.FetchCommittedOffsetsRequest;
 import io.brook.protocol.v1.FetchServiceGrpc;
@@ -26,15 +30,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** The offset calls, each one attempt with the request timeout: commit, read commits, resolve earliest/latest. */
+/**
+ * The offset calls, each one attempt with the request timeout: commit, read commits, resolve
+ * earliest/latest; and describing a topic's partitions.
+ */
 final class OffsetCalls {
   private final ConsumerConfig config;
   private final GroupServiceGrpc.GroupServiceBlockingStub groups;
   private final GroupServiceGrpc.GroupServiceStub asyncGroups;
   private final FetchServiceGrpc.FetchServiceBlockingStub fetches;
+  private final AdminServiceGrpc.AdminServiceBlockingStub admin;
 
   OffsetCalls(ConsumerConfig config, Channel channel) {
     this.config = config;
+    this.admin = AdminServiceGrpc.newBlockingStub(channel);
     this.groups = GroupServiceGrpc.newBlockingStub(channel);
     this.asyncGroups = GroupServiceGrpc.newStub(channel);
     this.fetches = FetchServiceGrpc.newBlockingStub(channel);
@@ -45,23 +54,24 @@ final class OffsetCalls {
    * group). A partition the broker refused throws the typed exception of its error code, naming
    * every refused partition.
    */
-  void commit(String memberId, int generation, Map<TopicPartition, Long> offsets) {
+  void commit(String memberId, int generation, Map<TopicPartition, OffsetAndMetadata> offsets) {
     checkCommitted(groups.withDeadlineAfter(config.requestTimeoutMs(), TimeUnit.MILLISECONDS)
         .commitOffsets(commitRequest(memberId, generation, offsets)));
   }
 
   /** The same commit without waiting: the observer hears the answer on a gRPC thread. */
-  void commitAsync(String memberId, int generation, Map<TopicPartition, Long> offsets,
+  void commitAsync(String memberId, int generation, Map<TopicPartition, OffsetAndMetadata> offsets,
       StreamObserver<CommitOffsetsResponse> observer) {
     asyncGroups.withDeadlineAfter(config.requestTimeoutMs(), TimeUnit.MILLISECONDS)
         .commitOffsets(commitRequest(memberId, generation, offsets), observer);
   }
 
-  private CommitOffsetsRequest commitRequest(String memberId, int generation, Map<TopicPartition, Long> offsets) {
+  private CommitOffsetsRequest commitRequest(String memberId, int generation,
+      Map<TopicPartition, OffsetAndMetadata> offsets) {
     CommitOffsetsRequest.Builder request = CommitOffsetsRequest.newBuilder().setGroup(config.groupId())
         .setMemberId(memberId).setGeneration(generation);
-    offsets.forEach((tp, offset) -> request.addOffsets(OffsetCommit.newBuilder().setTopic(tp.topic())
-        .setPartition(tp.partition()).setOffset(offset)));
+    offsets.forEach((tp, commit) -> request.addOffsets(OffsetCommit.newBuilder().setTopic(tp.topic())
+        .setPartition(tp.partition()).setOffset(commit.offset()).setMetadata(commit.metadata())));
     return request.build();
   }
 
@@ -80,15 +90,15 @@ final class OffsetCalls {
     }
   }
 
-  /** The committed next-offset-to-read of each partition that has one. */
-  Map<TopicPartition, Long> committed(Collection<TopicPartition> partitions) {
+  /** The commit (next offset to read and metadata) of each partition that has one. */
+  Map<TopicPartition, OffsetAndMetadata> committed(Collection<TopicPartition> partitions) {
     FetchCommittedOffsetsRequest.Builder request = FetchCommittedOffsetsRequest.newBuilder()
         .setGroup(config.groupId());
     byTopic(partitions).forEach((topic, ps) -> request.addPartitions(TopicPartitions.newBuilder().setTopic(topic)
         .addAllPartitions(ps)));
     List<CommittedOffset> answers = groups.withDeadlineAfter(config.requestTimeoutMs(), TimeUnit.MILLISECONDS)
         .fetchCommittedOffsets(request.build()).getOffsetsList();
-    Map<TopicPartition, Long> out = new LinkedHashMap<>();
+    Map<TopicPartition, OffsetAndMetadata> out = new LinkedHashMap<>();
     for (CommittedOffset c : answers) {
       TopicPartition tp = new TopicPartition(c.getTopic(), c.getPartition());
       if (!partitions.contains(tp)) {
@@ -99,10 +109,16 @@ final class OffsetCalls {
             + c.getErrorMessage());
       }
       if (c.hasOffset()) {
-        out.put(tp, c.getOffset());
+        out.put(tp, new OffsetAndMetadata(c.getOffset(), c.getMetadata()));
       }
     }
     return out;
+  }
+
+  /** The topic's partitions as the broker describes them now. */
+  List<PartitionInfo> partitionsFor(String topic) {
+    return PartitionInfos.of(admin.withDeadlineAfter(config.requestTimeoutMs(), TimeUnit.MILLISECONDS)
+        .describeTopic(DescribeTopicRequest.newBuilder().setName(topic).build()).getTopic());
   }
 
   /** The earliest or latest offset of each partition. */

@@ -8,5 +8,5 @@ import java.util.Map;
 @FunctionalInterface
 public interface OffsetCommitCallback {
   /** {@code exception} is null when the offsets were stored. */
-  void onComplete(Map<TopicPartition, Long> offsets, BrookException exception);
+  void onComplete(Map<TopicPartition, OffsetAndMetadata> offsets, BrookException exception);
 }

@@ -3,20 +3,23 @@ package io.brook.client.consumer;
 import io.brook.client.TopicPartition;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * The polling thread's view of its partitions: which it owns, the next offset to read from each
- * (unknown until looked up), a pending seek to the beginning or end, and the end offset the last
- * fetch saw.
+ * (unknown until looked up), a pending seek to the beginning or end, the end offset the last
+ * fetch saw, and which are paused.
  */
 final class PartitionStates {
   private final Map<TopicPartition, Long> positions = new LinkedHashMap<>();
   private final Map<TopicPartition, OffsetResetStrategy> pendingResets = new HashMap<>();
   private final Map<TopicPartition, Long> endOffsets = new HashMap<>();
+  private final Set<TopicPartition> paused = new HashSet<>();
   private int rotation;
   /** Counts assignments, seeks and resets: records fetched before one may no longer be next. */
   private long changes;
@@ -32,6 +35,7 @@ final class PartitionStates {
     positions.putAll(next);
     pendingResets.keySet().retainAll(next.keySet());
     endOffsets.keySet().retainAll(next.keySet());
+    paused.retainAll(next.keySet());
   }
 
   /** Drops everything; answers what was owned. */
@@ -41,6 +45,7 @@ final class PartitionStates {
     positions.clear();
     pendingResets.clear();
     endOffsets.clear();
+    paused.clear();
     return previous;
   }
 
@@ -121,9 +126,42 @@ final class PartitionStates {
     return out;
   }
 
-  /** The fetchable partitions, each going first in turn so that none starves under max.poll.records. */
+  /** Assigned partitions only; a paused one is neither fetched nor handed out until resumed. */
+  void pause(TopicPartition tp) {
+    if (positions.containsKey(tp)) {
+      paused.add(tp);
+    }
+  }
+
+  void resume(TopicPartition tp) {
+    paused.remove(tp);
+  }
+
+  boolean isPaused(TopicPartition tp) {
+    return paused.contains(tp);
+  }
+
+  Set<TopicPartition> paused() {
+    return new LinkedHashSet<>(paused);
+  }
+
+  /** Whether some partition could be fetched now: a known position and not paused. */
+  boolean hasFetchable() {
+    for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
+      if (e.getValue() != null && !paused.contains(e.getKey())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The fetchable partitions (a known position, not paused), each going first in turn so that none
+   * starves under max.poll.records.
+   */
   List<TopicPartition> fetchOrder() {
     List<TopicPartition> ready = new ArrayList<>(knownPositions().keySet());
+    ready.removeAll(paused);
     int n = ready.size();
     if (n == 0) {
       return ready;

@@ -2,13 +2,14 @@ package io.brook.client.producer;
 
 import io.brook.client.Serializer;
 import io.brook.client.TopicPartition;
+import io.brook.client.admin.PartitionInfo;
 import io.brook.client.errors.BrookException;
 import io.brook.client.errors.BufferExhaustedException;
 import io.brook.client.errors.ClientClosedException;
 import io.brook.client.errors.RecordTooLargeException;
 import io.brook.client.errors.UnknownPartitionException;
 import io.brook.client.internal.Connection;
-import io.brook.protocol.Partitioner;
+import io.brook.client.internal.PartitionInfos;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -88,7 +89,7 @@ public final class BrookProducer<K, V> implements AutoCloseable {
     }
     int partition;
     try {
-      partition = partition(record, key, deadline);
+      partition = partition(record, key, value, deadline);
     } catch (BrookException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -123,8 +124,11 @@ public final class BrookProducer<K, V> implements AutoCloseable {
     }
   }
 
-  /** The partition, or -(partition count + 1) for a keyless record that goes to the topic's sticky partition. */
-  private int partition(ProducerRecord<K, V> record, byte[] key, long deadline) {
+  /**
+   * The partition, or -(partition count + 1) for a keyless record that goes to the topic's sticky
+   * partition (without a partitioner of the application's).
+   */
+  private int partition(ProducerRecord<K, V> record, byte[] key, byte[] value, long deadline) {
     int count = metadata.partitionCount(record.topic(), deadline);
     if (record.partition() != null) {
       int p = record.partition();
@@ -138,7 +142,26 @@ public final class BrookProducer<K, V> implements AutoCloseable {
       }
       return p;
     }
+    if (config.partitioner != null) {
+      int p = config.partitioner.partition(record.topic(), key, value, count);
+      if (p < 0 || p >= count) {
+        throw new UnknownPartitionException("UNKNOWN_PARTITION", "the partitioner chose partition " + p + " of topic "
+            + record.topic() + ", which has " + count + " (0 to " + (count - 1) + ")");
+      }
+      return p;
+    }
     return key != null ? Partitioner.partitionForKey(key, count) : -count - 1;
+  }
+
+  /**
+   * The topic's partitions as the broker describes them now (Kafka's partitionsFor; the admin's
+   * {@link PartitionInfo}). Blocks up to {@code maxBlock} while the broker is unreachable, then
+   * throws BrookTimeoutException; throws UnknownTopicException for a topic that does not exist.
+   */
+  public List<PartitionInfo> partitionsFor(String topic) {
+    Objects.requireNonNull(topic, "topic");
+    ensureOpen();
+    return PartitionInfos.of(metadata.describe(topic, System.nanoTime() + config.maxBlockMs * 1_000_000L));
   }
 
   private void acquire(int size, long deadline) {

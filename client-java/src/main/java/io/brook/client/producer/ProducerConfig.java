@@ -30,6 +30,8 @@ public final class ProducerConfig {
   final Durability durability;
   final int maxRequestSize;
   final long metadataMaxAgeMs;
+  /** Null: the default (murmur2 of the key, sticky without one). */
+  final Partitioner partitioner;
 
   private ProducerConfig(Builder b) {
     Problems p = new Problems("producer");
@@ -75,6 +77,7 @@ public final class ProducerConfig {
     durability = b.durability;
     maxRequestSize = b.maxRequestSize;
     metadataMaxAgeMs = b.metadataMaxAgeMs;
+    partitioner = b.partitioner;
   }
 
   public static Builder builder() {
@@ -102,6 +105,7 @@ public final class ProducerConfig {
     private Durability durability = Durability.WRITTEN;
     private int maxRequestSize = 1 << 20;
     private long metadataMaxAgeMs = 300_000;
+    private Partitioner partitioner;
 
     private Builder() {}
 
@@ -238,6 +242,16 @@ public final class ProducerConfig {
     /** How long a topic's partition count is trusted before it is read again ({@code metadata.max.age.ms}, 300000). */
     public Builder metadataMaxAge(Duration d) {
       this.metadataMaxAgeMs = millis(d);
+      return this;
+    }
+
+    /**
+     * Chooses the partition of records sent without one ({@code partitioner.class}); null (the
+     * default): a keyed record goes to {@link Partitioner#partitionForKey}, keyless records to one
+     * partition a batch at a time.
+     */
+    public Builder partitioner(Partitioner partitioner) {
+      this.partitioner = partitioner;
       return this;
     }
 

@@ -28,7 +28,7 @@ class BrookConsumerTest {
       assertThatThrownBy(() -> c.subscribe(List.of("t"))).isInstanceOf(ConfigException.class)
           .hasMessageContaining("subscribe needs a group.id");
       c.assign(List.of(new TopicPartition("t", 0)));
-      assertThatThrownBy(() -> c.commitSync(Map.of(new TopicPartition("t", 0), 1L)))
+      assertThatThrownBy(() -> c.commitSync(Map.of(new TopicPartition("t", 0), new OffsetAndMetadata(1))))
           .isInstanceOf(ConfigException.class).hasMessageContaining("commit needs a group.id");
     }
   }
@@ -87,7 +87,7 @@ class BrookConsumerTest {
     try (BrookConsumer<String, String> c = consumer(ConsumerConfig.builder().groupId("g"))) {
       c.subscribe(List.of("t"));
       List<Object> outcomes = new java.util.ArrayList<>();
-      c.commitAsync(Map.of(new TopicPartition("t", 0), 1L), (offsets, e) -> outcomes.add(e));
+      c.commitAsync(Map.of(new TopicPartition("t", 0), new OffsetAndMetadata(1)), (offsets, e) -> outcomes.add(e));
       assertThat(outcomes).as("not before the polling thread comes back").isEmpty();
       c.poll(Duration.ofMillis(10));
       assertThat(outcomes).singleElement().isInstanceOf(CommitFailedException.class)

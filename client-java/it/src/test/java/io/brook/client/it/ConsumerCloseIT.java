@@ -9,6 +9,7 @@ import io.brook.client.TopicPartition;
 import io.brook.client.consumer.BrookConsumer;
 import io.brook.client.consumer.ConsumerConfig;
 import io.brook.client.consumer.ConsumerRecord;
+import io.brook.client.consumer.OffsetAndMetadata;
 import io.brook.client.consumer.OffsetResetStrategy;
 import io.brook.client.errors.BrookException;
 import io.brook.client.errors.BrookTimeoutException;
@@ -72,7 +73,7 @@ class ConsumerCloseIT {
     BrookConsumer<String, String> c = member(false);
     List<BrookException> outcomes = new ArrayList<>();
     signal("STOP");
-    c.commitAsync(Map.of(new TopicPartition("t", 0), 10L), (offsets, e) -> outcomes.add(e));
+    c.commitAsync(Map.of(new TopicPartition("t", 0), new OffsetAndMetadata(10)), (offsets, e) -> outcomes.add(e));
     c.close(Duration.ofMillis(500));
     assertThat(outcomes).singleElement().isInstanceOf(BrookTimeoutException.class)
         .satisfies(e -> assertThat(e.getMessage()).contains("whether it was stored is unknown"));

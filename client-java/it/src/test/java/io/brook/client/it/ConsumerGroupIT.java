@@ -130,7 +130,8 @@ class ConsumerGroupIT {
       Map<TopicPartition, Long> positions = new java.util.HashMap<>();
       partitions.forEach(tp -> positions.put(tp, consumer.position(tp)));
       consumer.commitSync();
-      Map<TopicPartition, Long> stored = consumer.committed(Set.copyOf(partitions));
+      Map<TopicPartition, Long> stored = new java.util.HashMap<>();
+      consumer.committed(Set.copyOf(partitions)).forEach((tp, commit) -> stored.put(tp, commit.offset()));
       if (!stored.equals(positions)) {
         revokeCommitProblems.add("positions " + positions + " but committed " + stored);
       }

@@ -17,6 +17,7 @@ import io.brook.client.consumer.ConsumerConfig;
 import io.brook.client.consumer.ConsumerRebalanceListener;
 import io.brook.client.consumer.ConsumerRecord;
 import io.brook.client.consumer.ConsumerRecords;
+import io.brook.client.consumer.OffsetAndMetadata;
 import io.brook.client.consumer.OffsetResetStrategy;
 import io.brook.client.errors.ConfigException;
 import io.brook.client.errors.NoOffsetForPartitionException;
@@ -158,8 +159,8 @@ class ConsumerIT {
     try (BrookConsumer<String, String> c = consumer(config().groupId("manual").enableAutoCommit(false))) {
       c.subscribe(List.of("manual"));
       pollUntil(c, r -> r.size() >= 10);
-      c.commitSync(Map.of(tp, 4L));
-      assertThat(c.committed(Set.of(tp))).containsExactly(Map.entry(tp, 4L));
+      c.commitSync(Map.of(tp, new OffsetAndMetadata(4)));
+      assertThat(c.committed(Set.of(tp))).containsExactly(Map.entry(tp, new OffsetAndMetadata(4)));
     }
     assertThat(committedOf("manual", tp)).as("close without auto commit commits nothing more").isEqualTo(4L);
 
@@ -183,12 +184,12 @@ class ConsumerIT {
     try (BrookConsumer<String, String> c = consumer(config().groupId("async").enableAutoCommit(false))) {
       c.subscribe(List.of("async"));
       pollUntil(c, r -> r.size() >= 8);
-      c.commitAsync(Map.of(tp, 5L), (offsets, e) -> outcomes.add(offsets + " " + e + " "
+      c.commitAsync(Map.of(tp, new OffsetAndMetadata(5)), (offsets, e) -> outcomes.add(offsets + " " + e + " "
           + (Thread.currentThread() == poller)));
       for (int i = 0; i < 100 && outcomes.isEmpty(); i++) {
         c.poll(Duration.ofMillis(20));
       }
-      assertThat(outcomes).containsExactly("{async-0=5} null true");
+      assertThat(outcomes).containsExactly("{async-0=OffsetAndMetadata[offset=5, metadata=]} null true");
       assertThat(committedOf("async", tp)).isEqualTo(5L);
       c.commitAsync(); // the position, 8; close waits for it
     }
@@ -327,7 +328,7 @@ class ConsumerIT {
     try (BrookConsumer<String, String> c = consumer(config().groupId("standalone").enableAutoCommit(false))) {
       c.assign(List.of(tp));
       pollUntil(c, r -> r.size() >= 3);
-      c.commitSync(Map.of(tp, 3L));
+      c.commitSync(Map.of(tp, new OffsetAndMetadata(3)));
     }
     try (BrookConsumer<String, String> c = consumer(config().groupId("standalone"))) {
       c.assign(List.of(tp));
@@ -453,7 +454,8 @@ class ConsumerIT {
   static Long committedOf(String group, TopicPartition tp) {
     try (BrookConsumer<String, String> reader = consumer(ConsumerConfig.builder().broker(broker.address())
         .groupId(group).enableAutoCommit(false))) {
-      return reader.committed(Set.of(tp)).get(tp);
+      OffsetAndMetadata commit = reader.committed(Set.of(tp)).get(tp);
+      return commit == null ? null : commit.offset();
     }
   }
 }

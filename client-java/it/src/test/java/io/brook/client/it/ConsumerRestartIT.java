@@ -11,6 +11,7 @@ import io.brook.client.consumer.ConsumerConfig;
 import io.brook.client.consumer.ConsumerRebalanceListener;
 import io.brook.client.consumer.ConsumerRecord;
 import io.brook.client.consumer.ConsumerRecords;
+import io.brook.client.consumer.OffsetAndMetadata;
 import io.brook.client.consumer.OffsetResetStrategy;
 import io.brook.client.errors.BrookException;
 import java.nio.file.Path;
@@ -105,7 +106,9 @@ class ConsumerRestartIT {
             }
             next.forEach((tp, o) -> lastAttempted.put(tp.partition(), o));
             try {
-              consumer.commitSync(next);
+              Map<TopicPartition, OffsetAndMetadata> commits = new HashMap<>();
+              next.forEach((tp, o) -> commits.put(tp, new OffsetAndMetadata(o)));
+              consumer.commitSync(commits);
               next.forEach((tp, o) -> lastCommitted.put(tp.partition(), o));
             } catch (BrookException e) {
               journal.add("commit failed: " + e.reason());

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.brook.broker.it.BrokerProcess;
 import io.brook.client.admin.BrookAdmin;
 import io.brook.client.admin.GroupInfo;
+import io.brook.client.admin.GroupOffset;
 import io.brook.client.it.examples.AckConsumerExample;
 import io.brook.client.it.examples.AdminExample;
+import io.brook.client.it.examples.OffsetsExample;
+import io.brook.client.it.examples.PartitionerExample;
 import io.brook.client.it.examples.ProducerExample;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -96,5 +99,31 @@ class ExamplesIT {
         "created group example-workers in mode ACK, max.delivery.attempts=3");
     assertThat(lines).contains("group example-workers: ACK, EMPTY, 0 members");
     assertThat(lines.get(lines.size() - 1)).isEqualTo("deleted group example-workers and topic example-orders");
+  }
+
+  @Test
+  void partitionerExampleSendsVipsToTheLastPartition() {
+    TestData data = new TestData(broker.channel());
+    data.createTopic("audit", 3);
+    data.produce("audit", 0, List.of(TestData.value("earlier")));
+    List<String> lines = run(() -> PartitionerExample.main(new String[] {broker.address()}));
+    assertThat(lines).containsExactly("audit-0 holds 1 records", "audit-1 holds 0 records",
+        "audit-2 holds 0 records", "vip-7 went to audit-2");
+    assertThat(data.readAll("audit", 2)).extracting(r -> r.getValue().toStringUtf8()).containsExactly("logged in");
+  }
+
+  @Test
+  void offsetsExampleReadsTheUnpausedPartitionAndCommitsWithMetadata() {
+    TestData data = new TestData(broker.channel());
+    data.createTopic("invoices", 2);
+    data.produce("invoices", 0, List.of(TestData.value("inv-1"), TestData.value("inv-2")));
+    data.produce("invoices", 1, List.of(TestData.value("inv-3")));
+    List<String> lines = run(() -> OffsetsExample.main(new String[] {broker.address()}));
+    assertThat(lines).containsExactly("read invoices-0@0 inv-1", "read invoices-0@1 inv-2",
+        "committed invoices-0 at 2 (batch-17)", "paused now: []");
+    try (BrookAdmin admin = BrookAdmin.create(broker.address())) {
+      assertThat(admin.listGroupOffsets("invoicing")).extracting(GroupOffset::partition, GroupOffset::offset,
+          GroupOffset::metadata).containsExactly(org.assertj.core.groups.Tuple.tuple(0, 2L, "batch-17"));
+    }
   }
 }

@@ -82,17 +82,25 @@ func (m *producerMetadata) forget(topic string) {
 	m.mu.Unlock()
 }
 
+// lookup asks the broker, retrying while it is unreachable; when ctx ends it
+// returns the last failure before (not the call ctx cut short), so that the
+// record's error says why it waited.
 func (m *producerMetadata) lookup(ctx context.Context, topic string) (int32, error) {
 	b := newBackoff(m.backoffMin, m.backoffMax)
+	var last error
 	for {
 		resp, err := m.admin.DescribeTopic(ctx, &brookv1.DescribeTopicRequest{Name: topic})
 		if err == nil {
 			return int32(len(resp.GetTopic().GetPartitions())), nil
 		}
 		err = callError(err)
+		if ctx.Err() != nil && last != nil {
+			return 0, last
+		}
 		if !isRetriable(err) {
 			return 0, err
 		}
+		last = err
 		if werr := b.wait(ctx); werr != nil {
 			return 0, err
 		}

@@ -72,6 +72,9 @@ func (s *sender) run(ctx context.Context) {
 		}
 		now := time.Now()
 		wakeAt := s.step(ctx, now, closing)
+		if closing && len(s.inFlight) == 0 && s.acc.empty() {
+			return // step failed the last records (expired, refused): Close waits for nothing more
+		}
 		if len(s.inFlight) > 0 {
 			silentUntil := s.lastProgress.Add(s.cfg.requestTimeout)
 			if !now.Before(silentUntil) {
@@ -427,6 +430,11 @@ func requestsFault(err error) bool {
 // answered is logged at Info, the next ones at Debug.
 func (s *sender) failedToReach(what string, err error, attrs ...any) {
 	s.acc.noteFailure(err)
+	if errors.Is(err, ErrBrokerUnavailable) {
+		// Our backoff paces the retries, not gRPC's reconnect backoff (up to 2
+		// min), which would keep failing them long after the broker is back.
+		s.p.conn.ResetConnectBackoff()
+	}
 	s.failedTries++
 	attrs = append([]any{"reason", err.Error()}, attrs...)
 	if s.failedTries == 1 {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -76,6 +75,8 @@ type AckConsumer struct {
 	// closeErrs: refusals that arrive once Close started, which Close returns
 	// instead of giving them to the handler.
 	closeErrs []error
+	// failure: why the last stream failed or could not be opened; nil while one is up.
+	failure error
 
 	inboxSignal chan struct{} // one token: records may be waiting
 	fatalCh     chan struct{} // closed when fatal is set
@@ -177,9 +178,9 @@ func NewAckConsumer(opts ...AckConsumerOption) (*AckConsumer, error) {
 		flusherDone: make(chan struct{}),
 	}
 	if c.handler == nil {
-		group := cfg.group
+		group, log := cfg.group, cfg.conn.logger
 		c.handler = func(e *SettleError) {
-			slog.Warn("brook: ack consumer: settle not applied", "group", group, "error", e.Error())
+			log.Warn("brook: ack consumer: settle not applied", "group", group, "error", e.Error())
 		}
 	}
 	c.runCtx, c.runCancel = context.WithCancel(context.Background())
@@ -190,9 +191,11 @@ func NewAckConsumer(opts ...AckConsumerOption) (*AckConsumer, error) {
 
 // Poll returns records leased to this consumer: it waits for the first until
 // ctx ends, then returns it with those already received, at most
-// WithAckMaxPollRecords. When ctx ends first it returns ctx's error and no
-// records; after Close, ErrClientClosed; once an error ended the consumer,
-// that error. While the stream is being opened again, Poll just waits.
+// WithAckMaxPollRecords. When ctx ends first it returns ctx's error, wrapping
+// why the last stream failed when none is up (errors.Is(err,
+// ErrBrokerUnavailable)), and no records; after Close, ErrClientClosed; once
+// an error ended the consumer, that error. While the stream is being opened
+// again, Poll just waits.
 func (c *AckConsumer) Poll(ctx context.Context) ([]*AckRecord, error) {
 	for {
 		if c.closed.Load() {
@@ -222,7 +225,7 @@ func (c *AckConsumer) Poll(ctx context.Context) ([]*AckRecord, error) {
 		case <-c.fatalCh:
 		case <-c.closedCh:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, ctxError(ctx.Err(), c.lastFailure())
 		}
 	}
 }
@@ -451,7 +454,7 @@ func (c *AckConsumer) awaitMember(ctx context.Context) (string, error) {
 		case <-c.closedCh:
 			return "", ErrClientClosed
 		case <-ctx.Done():
-			return "", ctx.Err()
+			return "", ctxError(ctx.Err(), c.lastFailure())
 		}
 	}
 }
@@ -472,7 +475,7 @@ func (c *AckConsumer) endStream(ctx context.Context) (ended bool, err error) {
 			s = nil
 		}
 		if s == nil && needStream && c.fatalError() == nil {
-			slog.Info("brook: ack consumer: closing; waiting for a stream to the broker to send the last settles",
+			c.log().Info("brook: ack consumer: closing; waiting for a stream to the broker to send the last settles",
 				"group", c.cfg.group, "settles", c.pending.size())
 			s = c.awaitReadyStream(ctx, broken)
 		}
@@ -502,6 +505,13 @@ func (c *AckConsumer) endStream(ctx context.Context) (ended bool, err error) {
 				ErrSettleOutcomeUnknown, ctx.Err()))
 		}
 	}
+}
+
+// lastFailure is why the last stream failed or could not be opened, or nil while one is up.
+func (c *AckConsumer) lastFailure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failure
 }
 
 func (c *AckConsumer) fatalError() error {
@@ -571,7 +581,7 @@ func (c *AckConsumer) handBack(ctx context.Context, streamEnded bool) error {
 		nacks.add(ackKey{topic: r.Topic, partition: r.Partition, kind: ackKindNack}, r.Offset)
 	}
 	if herr := c.settleAsMember(ctx, nacks); herr != nil {
-		slog.Warn("brook: ack consumer: records never polled were not all handed back; they come again when their leases run out",
+		c.log().Warn("brook: ack consumer: records never polled were not all handed back; they come again when their leases run out",
 			"group", c.cfg.group, "error", herr)
 	}
 	return err
@@ -640,7 +650,7 @@ func (c *AckConsumer) flushLoop() {
 
 // run opens the Receive stream, and again each time it breaks, until Close
 // or an error that ends the consumer. A break is logged once at Info on the
-// slog default logger, the failed tries at Debug, and the return at Info.
+// WithLogger logger, the failed tries at Debug, and the return at Info.
 func (c *AckConsumer) run() {
 	defer close(c.runDone)
 	bo := newBackoff(c.cfg.backoffMin, c.cfg.backoffMax)
@@ -661,11 +671,14 @@ func (c *AckConsumer) run() {
 		why := "the broker ended it"
 		if err != nil {
 			why = callError(err).Error()
+			c.mu.Lock()
+			c.failure = callError(err)
+			c.mu.Unlock()
 		}
 		if up {
-			slog.Info("brook: ack consumer: the stream ended; opening it again", "group", c.cfg.group, "reason", why)
+			c.log().Info("brook: ack consumer: the stream ended; opening it again", "group", c.cfg.group, "reason", why)
 		} else {
-			slog.Debug("brook: ack consumer: cannot open the stream", "group", c.cfg.group, "reason", why)
+			c.log().Debug("brook: ack consumer: cannot open the stream", "group", c.cfg.group, "reason", why)
 		}
 		broken = broken || up
 		c.reconnects.Add(1)
@@ -713,11 +726,12 @@ func (c *AckConsumer) receive(bo *backoff, again bool) (up bool, err error) {
 			up = true
 			c.mu.Lock()
 			s.memberID = m
+			c.failure = nil
 			c.broadcastLocked()
 			c.mu.Unlock()
 			bo.reset()
 			if again {
-				slog.Info("brook: ack consumer: receiving again", "group", c.cfg.group, "member", m)
+				c.log().Info("brook: ack consumer: receiving again", "group", c.cfg.group, "member", m)
 			}
 			if c.pending.size() > 0 {
 				c.kickFlush() // settles that waited for this stream

@@ -147,7 +147,7 @@ func WithAckMaxBatch(n int) AckConsumerOption {
 // WithAckFailureHandler is told about the settles sent in the background (on
 // the stream, by the flush interval or WithAckMaxBatch) that the broker did
 // not apply. It runs on the consumer's receiving goroutine: keep it short and
-// do not call Close from it. Default: a warning on the slog default logger.
+// do not call Close from it. Default: a warning on the WithLogger logger.
 // Flush and Close return the refusals of what they send instead.
 func WithAckFailureHandler(handler func(*SettleError)) AckConsumerOption {
 	return ackOption(func(c *ackConsumerConfig) { c.failureHandler, c.failureHandlerSet = handler, true })

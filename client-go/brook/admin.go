@@ -2,8 +2,9 @@ package brook
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"sync/atomic"
+	"log/slog"
 	"time"
 
 	"google.golang.org/grpc"
@@ -18,14 +19,18 @@ import (
 // ErrInvalidRequest, ErrLimitExceeded, ...; ErrBrokerUnavailable while the
 // broker is unreachable: the connection reconnects by itself, so a later call
 // succeeds once it is back). Calls are not retried: a create whose answer was
-// lost may still have happened. Admin is goroutine-safe.
+// lost may still have happened. A call whose ctx ends fails with ctx's error
+// (errors.Is(err, context.DeadlineExceeded)). Admin is goroutine-safe.
 type Admin struct {
 	conn     *grpc.ClientConn
 	ownsConn bool
 	topics   brookv1.AdminServiceClient
 	groups   brookv1.GroupServiceClient
 	timeout  time.Duration
-	closed   atomic.Bool
+	log      *slog.Logger
+	calls    adminCalls
+	life     context.Context // ended by Close when its ctx ends first: the calls under way end
+	end      context.CancelFunc
 }
 
 // NewAdmin checks every option (one *ConfigError naming all the invalid
@@ -47,22 +52,16 @@ func NewAdmin(opts ...AdminOption) (*Admin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("brook: admin: %w", err)
 	}
-	return &Admin{
+	a := &Admin{
 		conn:     conn,
 		ownsConn: owned,
 		topics:   brookv1.NewAdminServiceClient(conn),
 		groups:   brookv1.NewGroupServiceClient(conn),
 		timeout:  cfg.requestTimeout,
-	}, nil
-}
-
-// Close closes the connection the Admin made (not one given with WithConn).
-// Calls after Close fail with ErrClientClosed.
-func (a *Admin) Close() error {
-	if !a.closed.CompareAndSwap(false, true) || !a.ownsConn {
-		return nil
+		log:      cfg.conn.logger,
 	}
-	return a.conn.Close()
+	a.life, a.end = context.WithCancel(context.Background())
+	return a, nil
 }
 
 // --- topics
@@ -224,20 +223,31 @@ func (a *Admin) DeleteGroup(ctx context.Context, name string) error {
 	return err
 }
 
-// adminCall runs one call with the request timeout; a failed call's result is the zero value.
+// adminCall runs one call with the request timeout; a failed call's result is
+// the zero value. A call ctx ended fails with ctx's error, wrapping the
+// broker's when it said more; one Close cut short, with ErrClientClosed.
 func adminCall[T any](ctx context.Context, a *Admin, call func(context.Context) (T, error)) (T, error) {
 	var zero T
-	if a.closed.Load() {
+	if !a.calls.begin() {
 		return zero, ErrClientClosed
 	}
+	defer a.calls.end()
+	ctx, stop := scoped(ctx, a.life)
+	defer stop()
 	if a.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, a.timeout)
 		defer cancel()
 	}
 	out, err := call(ctx)
-	if err != nil {
-		return zero, callError(err)
+	if err == nil {
+		return out, nil
 	}
-	return out, nil
+	switch {
+	case errors.Is(context.Cause(ctx), ErrClientClosed):
+		return zero, ErrClientClosed
+	case ctx.Err() != nil:
+		return zero, ctxError(ctx.Err(), callError(err))
+	}
+	return zero, callError(err)
 }

@@ -78,13 +78,13 @@ func TestAdminChecksArgumentsAndRefusesCallsAfterClose(t *testing.T) {
 	if _, err := a.ResetGroupOffsets(context.Background(), "g", nil, Position{}, true); !errors.Is(err, ErrInvalidRequest) {
 		t.Errorf("reset without a position: %v", err)
 	}
-	if err := a.Close(); err != nil {
+	if err := a.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.ListTopics(context.Background()); !errors.Is(err, ErrClientClosed) {
 		t.Errorf("after close: %v", err)
 	}
-	if err := a.Close(); err != nil {
+	if err := a.Close(context.Background()); err != nil {
 		t.Errorf("second close: %v", err)
 	}
 }

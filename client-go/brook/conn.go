@@ -1,6 +1,7 @@
 package brook
 
 import (
+	"log/slog"
 	"net"
 	"strconv"
 	"time"
@@ -20,7 +21,8 @@ const (
 	maxReceiveBytes = 64 << 20
 )
 
-// connConfig is the part of every client's config that says how to reach the broker.
+// connConfig is the part of every client's config that says how to reach the
+// broker, and where the client logs (WithLogger).
 type connConfig struct {
 	address     string
 	shared      *grpc.ClientConn
@@ -28,10 +30,11 @@ type connConfig struct {
 	dialOptions []grpc.DialOption
 	keepalive   time.Duration
 	security    security
+	logger      *slog.Logger
 }
 
 func defaultConnConfig() connConfig {
-	return connConfig{clientID: defaultClientID, keepalive: defaultKeepalive}
+	return connConfig{clientID: defaultClientID, keepalive: defaultKeepalive, logger: slog.Default()}
 }
 
 func (c *connConfig) validate(p *problems) {
@@ -57,6 +60,9 @@ func (c *connConfig) validate(p *problems) {
 	c.security.validate(p, c.address, c.shared != nil)
 	if c.keepalive < minKeepalive {
 		p.add("WithKeepalive(%v): at least %v", c.keepalive, minKeepalive)
+	}
+	if c.logger == nil {
+		p.add("WithLogger: must not be nil")
 	}
 }
 

@@ -128,7 +128,7 @@ func NewConsumer(opts ...ConsumerOption) (*Consumer, error) {
 	}
 	c := &Consumer{
 		cfg:        cfg,
-		log:        cfg.logger,
+		log:        cfg.conn.logger,
 		conn:       conn,
 		owned:      owned,
 		groups:     brookv1.NewGroupServiceClient(conn),
@@ -168,12 +168,7 @@ func (c *Consumer) isClosed() bool {
 
 // scoped is ctx also ended by stop (c.closing or c.lifetime) with ErrClientClosed as its cause.
 func (c *Consumer) scoped(ctx context.Context, stop context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	unhook := context.AfterFunc(stop, func() { cancel(ErrClientClosed) })
-	return ctx, func() {
-		unhook()
-		cancel(nil)
-	}
+	return scoped(ctx, stop)
 }
 
 // Poll joins or rejoins the group when needed (running the rebalance
@@ -679,11 +674,5 @@ func consumerCtxErr(ctx context.Context, last error) error {
 	if errors.Is(context.Cause(ctx), ErrClientClosed) {
 		return ErrClientClosed
 	}
-	err := ctx.Err()
-	var be *BrokerError
-	if last == nil || errors.Is(last, context.Canceled) || errors.Is(last, context.DeadlineExceeded) ||
-		(errors.As(last, &be) && (be.GRPCCode == codes.Canceled || be.GRPCCode == codes.DeadlineExceeded)) {
-		return err
-	}
-	return fmt.Errorf("%w (last error: %w)", err, last)
+	return ctxError(ctx.Err(), last)
 }

@@ -2,7 +2,6 @@ package brook
 
 import (
 	"context"
-	"log/slog"
 	"time"
 )
 
@@ -42,7 +41,6 @@ type consumerConfig struct {
 	onAssigned         func(context.Context, []TopicPartition)
 	onRevoked          func(context.Context, []TopicPartition)
 	onLost             func(context.Context, []TopicPartition)
-	logger             *slog.Logger
 	nilOptions         int
 }
 
@@ -59,7 +57,6 @@ func consumerDefaultConfig() consumerConfig {
 		requestTimeout:     consumerDefaultRequestTimeout,
 		backoffMin:         consumerDefaultBackoffMin,
 		backoffMax:         consumerDefaultBackoffMax,
-		logger:             slog.New(slog.DiscardHandler),
 	}
 }
 
@@ -104,9 +101,6 @@ func (c *consumerConfig) validate() error {
 		p.add("WithFetchMaxWait(%v): must be below WithRequestTimeout (%v)", c.fetchMaxWait, c.requestTimeout)
 	}
 	retryBackoffProblems(&p, c.backoffMin, c.backoffMax)
-	if c.logger == nil {
-		p.add("WithLogger: must not be nil")
-	}
 	return p.err("consumer")
 }
 

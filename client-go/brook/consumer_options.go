@@ -2,7 +2,6 @@ package brook
 
 import (
 	"context"
-	"log/slog"
 	"time"
 )
 
@@ -96,12 +95,4 @@ func WithOnRevoked(f func(ctx context.Context, partitions []TopicPartition)) Con
 // Poll joins again.
 func WithOnLost(f func(ctx context.Context, partitions []TopicPartition)) ConsumerOption {
 	return consumerOption(func(c *consumerConfig) { c.onLost = f })
-}
-
-// WithLogger is where the consumer reports what it does not return as an
-// error: failed auto commits, a broker that became unreachable and answers
-// again, positions reset because they were out of range. Default: nothing is
-// logged.
-func WithLogger(l *slog.Logger) ConsumerOption {
-	return consumerOption(func(c *consumerConfig) { c.logger = l })
 }

@@ -58,6 +58,14 @@ var (
 	ErrBufferFull = errors.New("brook: producer buffer full")
 	// A produced record was not answered within WithDeliveryTimeout.
 	ErrDeliveryTimeout = errors.New("brook: delivery timeout")
+	// The context of Produce or ProduceSync ended before the record was handed
+	// to the produce stream: it was taken out of the buffer and is never
+	// written, so producing it again makes no duplicate.
+	ErrRecordNotSent = errors.New("brook: record not sent")
+	// ProduceSync's context ended while the record was on its way to the
+	// broker (sent at least once, not answered): it may be written or not.
+	// The producer still finishes it (written at most once).
+	ErrRecordOutcomeUnknown = errors.New("brook: record outcome unknown")
 	// A client was made with options that are not valid; see *ConfigError.
 	ErrInvalidConfig = errors.New("brook: invalid config")
 	// A commit was refused because the consumer is no longer the owner of the

@@ -78,7 +78,12 @@ func NewProducer(opts ...ProducerOption) (*Producer, error) {
 // ctx bounds only the wait before the record is buffered (for the topic's
 // partition count, and for buffer space when WithMaxBufferedBytes is reached,
 // at most WithMaxBlock: then ErrBufferFull); once buffered, the record's
-// time is bounded by WithDeliveryTimeout.
+// time is bounded by WithDeliveryTimeout. A record whose ctx ended before it
+// was buffered fails with an error matching ErrRecordNotSent and ctx's error.
+//
+// A record without a Timestamp gets the producer's clock now (as Kafka's
+// producer does); a topic with message.timestamp.type=LogAppendTime stores
+// the broker's append time instead, and the promise's record has that.
 func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record, error)) {
 	if promise == nil {
 		promise = func(*Record, error) {}
@@ -93,6 +98,14 @@ func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record,
 		promise(r, ErrClientClosed)
 		return
 	default:
+	}
+	if err := ctx.Err(); err != nil {
+		promise(r, notSentError(err, nil))
+		return
+	}
+	if r.Timestamp.IsZero() {
+		// The producer's clock, as Kafka's producer and the Java client stamp it (ms, as stored).
+		r.Timestamp = time.UnixMilli(time.Now().UnixMilli())
 	}
 	deadline := time.Now().Add(p.cfg.maxBlock)
 	blockCtx, cancel := context.WithDeadline(ctx, deadline)
@@ -118,10 +131,11 @@ func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record,
 	}
 }
 
-// blockError says why Produce gave up waiting: the caller's context, or WithMaxBlock.
+// blockError says why Produce gave up waiting: the caller's context (the
+// record is not sent), or WithMaxBlock.
 func blockError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("%w: %w", err, ctx.Err())
+		return notSentError(ctx.Err(), err)
 	}
 	return err
 }
@@ -143,35 +157,6 @@ func (rs ProduceResults) FirstErr() error {
 		}
 	}
 	return nil
-}
-
-// ProduceSync produces the records and waits for all their answers (or for
-// ctx to end: records still unanswered then have ctx's error in their result,
-// though they may still be written).
-func (p *Producer) ProduceSync(ctx context.Context, records ...*Record) ProduceResults {
-	results := make(ProduceResults, len(records))
-	var wg sync.WaitGroup
-	wg.Add(len(records))
-	for i, r := range records {
-		results[i].Record = r
-		p.Produce(ctx, r, func(_ *Record, err error) {
-			results[i].Err = err
-			wg.Done()
-		})
-	}
-	waited := make(chan struct{})
-	go func() { wg.Wait(); close(waited) }()
-	select {
-	case <-waited:
-		return results
-	case <-ctx.Done():
-		// The promises still run later; answer from a copy so they cannot race with the caller.
-		out := make(ProduceResults, len(records))
-		for i, r := range records {
-			out[i] = ProduceResult{Record: r, Err: ctx.Err()}
-		}
-		return out
-	}
 }
 
 // Flush sends every buffered record without waiting for linger and waits

@@ -73,6 +73,7 @@ type accumulator struct {
 	spaceFreed chan struct{}  // closed (and replaced) when bytes are released
 	progress   chan struct{}  // closed (and replaced) when records are answered
 	wakeCh     chan struct{}  // wakes the sender
+	failure    error          // the sender's last failure to reach the broker (noteFailure)
 }
 
 func newAccumulator(cfg *producerConfig) *accumulator {

@@ -82,6 +82,9 @@ func (m *producerMetadata) forget(topic string) {
 	m.mu.Unlock()
 }
 
+// lookup asks the broker, retrying while it is unreachable; when ctx ends it
+// returns the last failure before (not the call ctx cut short), so that the
+// record's error says why it waited.
 func (m *producerMetadata) lookup(ctx context.Context, topic string) (int32, error) {
 	t, err := m.describe(ctx, topic, 0)
 	return int32(len(t.GetPartitions())), err
@@ -91,6 +94,7 @@ func (m *producerMetadata) lookup(ctx context.Context, topic string) (int32, err
 // backoff until ctx ends; each attempt within perCall when it is not 0.
 func (m *producerMetadata) describe(ctx context.Context, topic string, perCall time.Duration) (*brookv1.TopicDescription, error) {
 	b := newBackoff(m.backoffMin, m.backoffMax)
+	var last error
 	for {
 		callCtx, cancel := ctx, context.CancelFunc(func() {})
 		if perCall > 0 {
@@ -102,9 +106,13 @@ func (m *producerMetadata) describe(ctx context.Context, topic string, perCall t
 			return resp.GetTopic(), nil
 		}
 		err = callError(err)
+		if ctx.Err() != nil && last != nil {
+			return 0, last
+		}
 		if !isRetriable(err) {
 			return nil, err
 		}
+		last = err
 		if werr := b.wait(ctx); werr != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 
 	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
@@ -38,6 +39,10 @@ type sender struct {
 	lastProgress   time.Time
 	retryAt        time.Time // no stream or InitProducer before this (backoff)
 	backoff        *backoff
+	// failedTries counts the failures to reach the broker since it last
+	// answered a request (the first is logged at Info, the others at Debug).
+	failedTries int
+	log         *slog.Logger
 }
 
 type inFlightRequest struct {
@@ -47,7 +52,7 @@ type inFlightRequest struct {
 
 func newSender(p *Producer, client brookv1.ProduceServiceClient) *sender {
 	return &sender{p: p, acc: p.acc, cfg: &p.cfg, client: client,
-		backoff: newBackoff(p.cfg.backoffMin, p.cfg.backoffMax)}
+		backoff: newBackoff(p.cfg.backoffMin, p.cfg.backoffMax), log: p.cfg.conn.logger}
 }
 
 func (s *sender) run(ctx context.Context) {
@@ -67,6 +72,9 @@ func (s *sender) run(ctx context.Context) {
 		}
 		now := time.Now()
 		wakeAt := s.step(ctx, now, closing)
+		if closing && len(s.inFlight) == 0 && s.acc.empty() {
+			return // step failed the last records (expired, refused): Close waits for nothing more
+		}
 		if len(s.inFlight) > 0 {
 			silentUntil := s.lastProgress.Add(s.cfg.requestTimeout)
 			if !now.Before(silentUntil) {
@@ -126,7 +134,10 @@ func (s *sender) step(ctx context.Context, now time.Time, closing bool) time.Tim
 		if err := s.initProducer(ctx); err != nil {
 			s.retryAt = now.Add(s.backoff.step())
 			if !isRetriable(err) {
+				s.log.Warn("brook: producer: the broker refused a producer id; failing the buffered records", "error", err)
 				s.failQueued(err)
+			} else {
+				s.failedToReach("cannot get a producer id; retrying", err)
 			}
 			return s.retryAt
 		}
@@ -137,6 +148,7 @@ func (s *sender) step(ctx context.Context, now time.Time, closing bool) time.Tim
 	}
 	if s.stream == nil {
 		if err := s.openStream(ctx); err != nil {
+			s.failedToReach("cannot open the produce stream; retrying", err)
 			s.retryAt = now.Add(s.backoff.step())
 			return s.retryAt
 		}
@@ -245,6 +257,7 @@ func (s *sender) handle(ev streamEvent) {
 	s.inFlight = s.inFlight[1:]
 	s.lastProgress = time.Now()
 	s.backoff.reset()
+	s.reachedAgain()
 	results := make([]*brookv1.ProduceResult, len(req.batches))
 	for _, r := range ev.resp.GetResponse().GetResults() {
 		if i := int(r.GetBatchIndex()); i >= 0 && i < len(results) {
@@ -275,8 +288,8 @@ func (s *sender) complete(b *producerBatch, r *brookv1.ProduceResult) {
 		appended := time.UnixMilli(r.GetAppendTimeMs())
 		for i, pr := range b.records {
 			pr.rec.Offset = r.GetBaseOffset() + int64(i)
-			if pr.rec.Timestamp.IsZero() {
-				pr.rec.Timestamp = appended
+			if r.GetLogAppendTime() || pr.rec.Timestamp.IsZero() {
+				pr.rec.Timestamp = appended // the topic stamps the append time over the producer's
 			}
 		}
 		s.finish(b, nil)
@@ -363,8 +376,9 @@ func (s *sender) expire(b *producerBatch) {
 // breakStream ends the current stream; every batch still in flight is queued
 // again, with its sequence numbers, for the next stream (the broker drops
 // the ones it wrote already). A request that ends the stream again and again
-// (poisonStreamBreaks times in a row) is refused: it is made smaller if the
-// broker reset the stream or found it too large, else it fails.
+// (poisonStreamBreaks times in a row, by its fault: requestsFault) is
+// refused: it is made smaller if the broker reset the stream or found it too
+// large, else it fails.
 func (s *sender) breakStream(err error) {
 	s.closeStream()
 	var batches []*producerBatch
@@ -378,8 +392,9 @@ func (s *sender) breakStream(err error) {
 	s.inFlight = nil
 	s.acc.requeue(batches)
 	s.retryAt = time.Now().Add(s.backoff.step())
-	if head == nil {
-		return
+	s.failedToReach("the produce stream broke; sending its batches again on a new one", err, "batches", len(batches))
+	if head == nil || !requestsFault(err) {
+		return // the broker is away, starting, stopping or silent: the delivery timeout bounds the retries
 	}
 	if head.batches[0] == s.lastHead {
 		s.sameHeadBreaks++
@@ -390,6 +405,8 @@ func (s *sender) breakStream(err error) {
 		return
 	}
 	s.lastHead, s.sameHeadBreaks = nil, 0
+	s.log.Warn("brook: producer: a request ended the produce stream again and again; refusing it",
+		"times", poisonStreamBreaks, "batches", len(head.batches), "reason", err.Error())
 	if errors.Is(err, ErrRequestTooLarge) || errors.Is(err, context.Canceled) {
 		s.shrink(head, err)
 	} else {
@@ -399,6 +416,43 @@ func (s *sender) breakStream(err error) {
 
 // poisonStreamBreaks is how many times in a row one request may end the stream before it is refused.
 const poisonStreamBreaks = 3
+
+// requestsFault: the stream ended in a way the request at its head may have
+// caused (reset, too large, malformed, an internal error), which counts
+// toward poisonStreamBreaks. A broker that is unreachable, recovering its
+// storage, shutting down (UNAVAILABLE) or silent would refuse any request:
+// the batches wait for it until their delivery timeout.
+func requestsFault(err error) bool {
+	return !errors.Is(err, ErrBrokerUnavailable) && !isRetriable(err)
+}
+
+// failedToReach notes a failure to reach the broker: the first since it last
+// answered is logged at Info, the next ones at Debug.
+func (s *sender) failedToReach(what string, err error, attrs ...any) {
+	s.acc.noteFailure(err)
+	if errors.Is(err, ErrBrokerUnavailable) {
+		// Our backoff paces the retries, not gRPC's reconnect backoff (up to 2
+		// min), which would keep failing them long after the broker is back.
+		s.p.conn.ResetConnectBackoff()
+	}
+	s.failedTries++
+	attrs = append([]any{"reason", err.Error()}, attrs...)
+	if s.failedTries == 1 {
+		s.log.Info("brook: producer: "+what, attrs...)
+	} else {
+		s.log.Debug("brook: producer: "+what, append(attrs, "tries", s.failedTries)...)
+	}
+}
+
+// reachedAgain notes an answer of the broker; logged when failures came before it.
+func (s *sender) reachedAgain() {
+	if s.failedTries == 0 {
+		return
+	}
+	s.log.Info("brook: producer: the broker answers again", "failed_tries", s.failedTries)
+	s.failedTries = 0
+	s.acc.noteFailure(nil)
+}
 
 // shrink halves the batches of a request the broker reset the stream at (a
 // request over its max.request.bytes), and fails a single record alone.

@@ -24,7 +24,8 @@ type Record struct {
 	Key     []byte
 	Value   []byte
 	Headers []Header
-	// Timestamp zero on produce: the broker's time of the append.
+	// Timestamp zero on produce: the producer's clock when Produce is called
+	// (the topic's LogAppendTime, when it has one, replaces it).
 	Timestamp time.Time
 	// Offset is set when the record was written (on produce, by the broker's answer).
 	Offset int64

@@ -17,7 +17,7 @@ func securityProblems(t *testing.T, opts ...AdminOption) []string {
 	t.Helper()
 	a, err := NewAdmin(opts...)
 	if err == nil {
-		a.Close()
+		_ = a.Close(context.Background())
 		return nil
 	}
 	var ce *ConfigError

@@ -31,7 +31,7 @@ func ackAdmin(t testing.TB, b *brokerProcess) *brook.Admin {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = a.Close() })
+	t.Cleanup(func() { _ = a.Close(context.Background()) })
 	return a
 }
 

@@ -304,7 +304,7 @@ func TestAdminOnASharedConnection(t *testing.T) {
 	if _, err := first.ListGroups(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := first.Close(); err != nil {
+	if err := first.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := first.ListGroups(ctx); !errors.Is(err, brook.ErrClientClosed) {
@@ -314,7 +314,7 @@ func TestAdminOnASharedConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = second.Close() }()
+	defer func() { _ = second.Close(context.Background()) }()
 	if _, err := second.ListTopics(ctx); err != nil {
 		t.Errorf("the shared connection after the first admin closed: %v", err)
 	}

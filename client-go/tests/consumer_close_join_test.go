@@ -42,7 +42,7 @@ func TestConsumerClosedDuringItsFirstJoinLeavesTheGroupAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
+	defer func() { _ = admin.Close(context.Background()) }()
 	consumerAwait(t, 20*time.Second, "the group back to one member (B removed before its 60 s session ran out)", func() bool {
 		info, err := admin.DescribeGroup(context.Background(), group)
 		return err == nil && len(info.Members) == 1

@@ -123,7 +123,7 @@ func TestClientsWithTLSTokensAndClientCertificates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer alice.Close()
+	defer func() { _ = alice.Close(context.Background()) }()
 	topic := "secure-" + uniqueName(t, "t")
 	if _, err := alice.CreateTopic(ctx, topic, 2, nil); err != nil {
 		t.Fatalf("alice creates %s: %v", topic, err)
@@ -182,7 +182,7 @@ func TestClientsWithTLSTokensAndClientCertificates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer carol.Close()
+	defer func() { _ = carol.Close(context.Background()) }()
 	if _, err := carol.CreateTopic(ctx, "carols-"+uniqueName(t, "t"), 1, nil); err != nil {
 		t.Fatalf("carol (client certificate) creates a topic: %v", err)
 	}
@@ -197,7 +197,7 @@ func TestClientsWithTLSTokensAndClientCertificates(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = a.ListTopics(ctx)
-		a.Close()
+		_ = a.Close(context.Background())
 		if !errors.Is(err, brook.ErrUnauthenticated) || strings.Contains(err.Error(), "guess") {
 			t.Fatalf("%s: want ErrUnauthenticated without the token in the message, got %v", name, err)
 		}
@@ -211,5 +211,5 @@ func TestClientsWithTLSTokensAndClientCertificates(t *testing.T) {
 	if _, err := plain.ListTopics(short); err == nil {
 		t.Fatal("a plaintext client reached a TLS-only broker")
 	}
-	plain.Close()
+	_ = plain.Close(context.Background())
 }

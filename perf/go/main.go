@@ -45,7 +45,7 @@ func main() {
 			fail(err)
 		}
 	}
-	_ = admin.Close()
+	_ = admin.Close(ctx)
 
 	p, err := brook.NewProducer(brook.WithBroker(*broker), brook.WithBatchBytes(*batch), brook.WithLinger(*linger))
 	if err != nil {

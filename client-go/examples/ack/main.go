@@ -46,7 +46,7 @@ func main() {
 		log.Fatal(err)
 	}
 	_, err = admin.CreateGroup(ctx, *group, brook.GroupModeAck, map[string]string{"auto.offset.reset": "earliest"})
-	_ = admin.Close()
+	_ = admin.Close(ctx)
 	if err != nil && !errors.Is(err, brook.ErrGroupExists) {
 		log.Fatalf("create group: %v", err)
 	}

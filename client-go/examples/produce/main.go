@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -37,7 +38,10 @@ func main() {
 	defer cancel()
 
 	// NewProducer checks the options and returns at once: it connects lazily.
-	p, err := brook.NewProducer(brook.WithBroker(*broker))
+	// WithLogger is where it reports a broken stream and its return (every
+	// client takes it; default slog.Default()).
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	p, err := brook.NewProducer(brook.WithBroker(*broker), brook.WithLogger(logger))
 	if err != nil {
 		log.Fatal(err)
 	}

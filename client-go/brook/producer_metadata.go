@@ -107,7 +107,7 @@ func (m *producerMetadata) describe(ctx context.Context, topic string, perCall t
 		}
 		err = callError(err)
 		if ctx.Err() != nil && last != nil {
-			return 0, last
+			return nil, last
 		}
 		if !isRetriable(err) {
 			return nil, err

@@ -276,10 +276,12 @@ public final class AckConsumer<K, V> implements AutoCloseable {
     return s == null ? null : s.memberId();
   }
 
+  /** The config it was made with. */
   public AckConsumerConfig config() {
     return config;
   }
 
+  /** Its counters so far (received, redelivered, settles, failures, reconnects). */
   public AckConsumerStats stats() {
     return new AckConsumerStats(received.get(), redelivered.get(), queued.get(), settleMessages.get(),
         settleCalls.get(), settleFailures.get(), reconnects.get());

@@ -59,6 +59,7 @@ public final class BrookAdmin implements AutoCloseable {
     requestTimeout = b.requestTimeout;
   }
 
+  /** The options of a new admin client. */
   public static Builder builder() {
     return new Builder();
   }
@@ -311,6 +312,11 @@ public final class BrookAdmin implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The admin client (its channel connects at the first call).
+     *
+     * @throws io.brook.client.errors.ConfigException naming every invalid option
+     */
     public BrookAdmin build() {
       Problems p = new Problems("admin");
       p.broker(address, channel);

@@ -38,6 +38,8 @@ public final class BrokerProcess implements AutoCloseable {
   private int httpPort;
   private ManagedChannel channel;
   private int starts;
+  /** SIGSTOPped by {@link #freeze()}. */
+  private volatile boolean frozen;
 
   private BrokerProcess(Path dataDir, List<String> extraArgs, Map<String, String> env, List<String> jvmOptions) {
     this.dataDir = dataDir;
@@ -177,6 +179,29 @@ public final class BrokerProcess implements AutoCloseable {
     return process.isAlive();
   }
 
+  /**
+   * SIGSTOP: the broker keeps its connections and accepts new ones (the kernel does), and answers
+   * nothing until {@link #thaw()}; a deterministic "broker that does not answer". {@link #close()}
+   * thaws it first.
+   */
+  public void freeze() throws IOException, InterruptedException {
+    signal("STOP");
+    frozen = true;
+  }
+
+  /** SIGCONT after {@link #freeze()}: the broker answers what waited. */
+  public void thaw() throws IOException, InterruptedException {
+    signal("CONT");
+    frozen = false;
+  }
+
+  private void signal(String name) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+    if (kill.waitFor() != 0) {
+      throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+    }
+  }
+
   /** SIGKILL: no shutdown hook runs, nothing is flushed or closed. */
   public void kill9() throws InterruptedException {
     closeChannel();
@@ -241,6 +266,13 @@ public final class BrokerProcess implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
+    if (frozen && process.isAlive()) {
+      try {
+        thaw(); // a stopped JVM cannot act on the SIGTERM below
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    }
     if (process != null && process.isAlive()) {
       stop();
     }

@@ -72,6 +72,8 @@ public final class AckConsumer<K, V> implements AutoCloseable {
   private static final Object WAKE = new Object();
   static final long MAX_NACK_DELAY_MS = 86_400_000L;
   static final long MAX_LEASE_MS = 3_600_000L;
+  /** Longer close timeouts are taken as this, which still fits a deadline in nanoseconds. */
+  private static final Duration MAX_CLOSE = Duration.ofDays(36_500);
 
   /** A record as received, kept in wire form until a poll hands it out. */
   private record Inbound(long stream, String topic, int partition, LeasedRecord leased) {}
@@ -103,6 +105,8 @@ public final class AckConsumer<K, V> implements AutoCloseable {
   /** Close is done with the stream: one that ends is not opened again. Written under streamLock. */
   private volatile boolean finished;
   private volatile BrookException fatal;
+  /** The bound close was given, for its messages; written by the one close that runs, before it waits. */
+  private volatile Duration closeTimeout;
 
   private final AtomicLong received = new AtomicLong();
   private final AtomicLong redelivered = new AtomicLong();
@@ -272,42 +276,56 @@ public final class AckConsumer<K, V> implements AutoCloseable {
     return s == null ? null : s.memberId();
   }
 
+  /** The config it was made with. */
   public AckConsumerConfig config() {
     return config;
   }
 
+  /** Its counters so far (received, redelivered, settles, failures, reconnects). */
   public AckConsumerStats stats() {
     return new AckConsumerStats(received.get(), redelivered.get(), queued.get(), settleMessages.get(),
         settleCalls.get(), settleFailures.get(), reconnects.get());
   }
 
+  /** {@link #close(Duration)} with {@code requestTimeout} as its bound. */
+  @Override
+  public void close() {
+    close(config.requestTimeout());
+  }
+
   /**
    * Sends every settle queued before it, ends the stream, waits until the broker has applied them,
-   * and then stops the consumer. Without a {@code clientId} the settles need a stream whose member
-   * holds the records: while the stream is being opened again (the broker restarts, the connection
-   * dropped) close waits for it, at most {@code requestTimeout}. With a {@code clientId} they go in a
-   * {@code Settle} call when no stream is open.
+   * and then stops the consumer; {@code timeout} bounds the whole wait (zero: none). Without a
+   * {@code clientId} the settles need a stream whose member holds the records: while the stream is
+   * being opened again (the broker restarts, the connection dropped) close waits for it, within the
+   * timeout. With a {@code clientId} they go in a {@code Settle} call when no stream is open.
    *
    * <p>When close returns, each queued settle was applied by the broker, or the {@link
    * SettleFailureHandler} was told (on this thread, for settles close sent) with a {@link
    * SettleFailure} naming its offsets: the broker refused it (its typed error), it was not sent
-   * ({@link SettleFailure#NOT_SENT}: no stream before {@code requestTimeout}, or an error ended the
-   * consumer), or it was sent and the stream ended with an error before the broker confirmed it
-   * ({@link SettleFailure#OUTCOME_UNKNOWN}). Settles sent in the background before close are
-   * confirmed by the same end of the stream; as with any broken stream, those sent just before it
-   * broke may be lost unreported (at least once).
+   * ({@link SettleFailure#NOT_SENT}: no stream within the timeout, or an error ended the consumer),
+   * or it was sent and the stream ended with an error, or did not end within the timeout, before the
+   * broker confirmed it ({@link SettleFailure#OUTCOME_UNKNOWN}). Settles sent in the background
+   * before close are confirmed by the same end of the stream; as with any broken stream, those sent
+   * just before it broke may be lost unreported (at least once).
    *
    * <p>Records received but never returned by {@link #poll} are handed back (nacked). Records polled
    * and not settled are handed back by the broker when the stream ends, or, with a {@code clientId},
-   * stay leased until their leases run out.
+   * stay leased until their leases run out. A second close returns at once.
+   *
+   * @param timeout how long close may wait for the broker, at least zero
+   * @throws IllegalArgumentException a negative or missing timeout
    */
-  @Override
-  public void close() {
+  public void close(Duration timeout) {
+    if (timeout == null || timeout.isNegative()) {
+      throw new IllegalArgumentException("close timeout must be >= 0, got " + timeout);
+    }
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    closeTimeout = timeout;
     inbox.add(WAKE);
-    long deadline = System.nanoTime() + config.requestTimeout().toNanos();
+    long deadline = System.nanoTime() + (timeout.compareTo(MAX_CLOSE) > 0 ? MAX_CLOSE : timeout).toNanos();
     synchronized (sendLock) {
       closeSends = true; // a background send under way is on the stream now; no other follows
     }
@@ -374,7 +392,7 @@ public final class AckConsumer<K, V> implements AutoCloseable {
       boolean needStream = pending.size() > 0 && config.clientId() == null;
       if (needStream && !ready(current) && fatal == null) {
         LOG.log(System.Logger.Level.INFO, "ack consumer of group " + config.group() + ": closing; waiting up to "
-            + config.requestTimeout() + " for a stream to the broker to send " + pending.size() + " settles");
+            + closeTimeout + " for a stream to the broker to send " + pending.size() + " settles");
       }
       ReceiveStream s = needStream ? awaitReadyStream(deadline, broken) : ready(current) ? current : null;
       if (s == null) {
@@ -407,7 +425,7 @@ public final class AckConsumer<K, V> implements AutoCloseable {
     try {
       if (!s.awaitEnd(remainingMillis(deadline))) {
         s.cancel("closed");
-        return "the broker did not end the stream within " + config.requestTimeout();
+        return "the broker did not end the stream within " + closeTimeout;
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -473,7 +491,7 @@ public final class AckConsumer<K, V> implements AutoCloseable {
       String why = stopped != null ? "the consumer stopped: " + stopped.getMessage()
           : Thread.currentThread().isInterrupted() ? "close was interrupted"
           : streamEnded ? "queued while the consumer was closing"
-          : "no stream to the broker within " + config.requestTimeout();
+          : "no stream to the broker within " + closeTimeout;
       tell(left, new BrookException(SettleFailure.NOT_SENT, "not sent: " + why, stopped));
       return; // the broker handed this member's leases back when its stream ended
     }

@@ -37,7 +37,7 @@ import java.util.List;
  *   before opening a broken stream again, doubling (with jitter) up to the maximum</td></tr>
  * <tr><td>{@code requestTimeout}</td><td>30 s</td><td>the longest {@code flush()} and {@code close()}
  *   wait for the broker ({@code close()}: for a stream to send its last settles on, then for its
- *   end)</td></tr>
+ *   end; {@code close(Duration)} sets its own bound)</td></tr>
  * <tr><td>{@code settleFailureHandler}</td><td>logs a warning</td><td>told about background settles the
  *   broker did not apply, and by {@code close()} about every settle it could not get applied</td></tr>
  * </table>

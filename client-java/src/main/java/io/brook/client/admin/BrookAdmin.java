@@ -1,6 +1,8 @@
 package io.brook.client.admin;
 
 import io.brook.client.Security;
+import io.brook.client.errors.BrookException;
+import io.brook.client.errors.BrookTimeoutException;
 import io.brook.client.internal.Connection;
 import io.brook.client.internal.ErrorMapping;
 import io.brook.client.internal.Problems;
@@ -20,16 +22,19 @@ import io.brook.protocol.v1.ListGroupsRequest;
 import io.brook.protocol.v1.ListTopicsRequest;
 import io.brook.protocol.v1.ResetGroupOffsetsRequest;
 import io.grpc.ManagedChannel;
+import io.grpc.stub.AbstractStub;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
- * Creates, inspects, changes and deletes topics and groups. Every call is one request with the
- * {@code requestTimeout} as its deadline, and fails with the typed exception of the broker's answer
+ * Creates, inspects, changes and deletes topics and groups. Every call is one request with a
+ * deadline: the {@code requestTimeout}, or the {@code Duration} given as the call's last argument
+ * (past it the call throws {@code BrookTimeoutException} naming the call and the timeout). A call
+ * fails with the typed exception of the broker's answer
  * ({@code TopicExistsException}, {@code UnknownTopicException}, {@code GroupNotEmptyException},
  * {@code InvalidRequestException}, {@code LimitExceededException}, ...; {@code
  * BrokerUnavailableException} while the broker is unreachable: the channel reconnects by itself,
@@ -44,16 +49,17 @@ public final class BrookAdmin implements AutoCloseable {
   private final Connection connection;
   private final AdminServiceGrpc.AdminServiceBlockingStub topics;
   private final GroupServiceGrpc.GroupServiceBlockingStub groups;
-  private final long timeoutMs;
+  private final Duration requestTimeout;
 
   private BrookAdmin(Builder b) {
     connection = Connection.of(b.address, b.channel,
         b.security == null ? Security.plaintext() : b.security);
     topics = AdminServiceGrpc.newBlockingStub(connection.channel());
     groups = GroupServiceGrpc.newBlockingStub(connection.channel());
-    timeoutMs = b.requestTimeout.toMillis();
+    requestTimeout = b.requestTimeout;
   }
 
+  /** The options of a new admin client. */
   public static Builder builder() {
     return new Builder();
   }
@@ -67,66 +73,129 @@ public final class BrookAdmin implements AutoCloseable {
 
   /** Fails with TopicExistsException, or InvalidRequestException (name, partition count, config). */
   public TopicInfo createTopic(NewTopic topic) {
-    return call(() -> Descriptions.topic(topics().createTopic(CreateTopicRequest.newBuilder().setName(topic.name())
-        .setPartitions(topic.partitions()).putAllConfig(topic.config()).build()).getTopic()));
+    return createTopic(topic, requestTimeout);
   }
 
+  /** {@link #createTopic(NewTopic)} with its own timeout. */
+  public TopicInfo createTopic(NewTopic topic, Duration timeout) {
+    return call("createTopic(" + topic.name() + ")", timeout, topics, s -> Descriptions.topic(s.createTopic(
+        CreateTopicRequest.newBuilder().setName(topic.name()).setPartitions(topic.partitions())
+            .putAllConfig(topic.config()).build()).getTopic()));
+  }
+
+  /** Every topic. */
   public List<TopicInfo> listTopics() {
-    return call(() -> topics().listTopics(ListTopicsRequest.getDefaultInstance()).getTopicsList().stream()
-        .map(Descriptions::topic).toList());
+    return listTopics(requestTimeout);
+  }
+
+  /** {@link #listTopics()} with its own timeout. */
+  public List<TopicInfo> listTopics(Duration timeout) {
+    return call("listTopics", timeout, topics, s -> s.listTopics(ListTopicsRequest.getDefaultInstance())
+        .getTopicsList().stream().map(Descriptions::topic).toList());
   }
 
   /** Fails with UnknownTopicException. */
   public TopicInfo describeTopic(String name) {
-    return call(() -> Descriptions.topic(topics().describeTopic(DescribeTopicRequest.newBuilder().setName(name)
-        .build()).getTopic()));
+    return describeTopic(name, requestTimeout);
+  }
+
+  /** {@link #describeTopic(String)} with its own timeout. */
+  public TopicInfo describeTopic(String name, Duration timeout) {
+    return call("describeTopic(" + name + ")", timeout, topics, s -> Descriptions.topic(s.describeTopic(
+        DescribeTopicRequest.newBuilder().setName(name).build()).getTopic()));
   }
 
   /** Sets keys and removes keys (back to their defaults); answers the topic as it is now. */
   public TopicInfo alterTopicConfig(String name, Map<String, String> set, Collection<String> remove) {
-    return call(() -> Descriptions.topic(topics().alterTopicConfig(AlterTopicConfigRequest.newBuilder().setName(name)
-        .putAllSet(set).addAllRemove(remove).build()).getTopic()));
+    return alterTopicConfig(name, set, remove, requestTimeout);
+  }
+
+  /** {@link #alterTopicConfig(String, Map, Collection)} with its own timeout. */
+  public TopicInfo alterTopicConfig(String name, Map<String, String> set, Collection<String> remove,
+      Duration timeout) {
+    return call("alterTopicConfig(" + name + ")", timeout, topics, s -> Descriptions.topic(s.alterTopicConfig(
+        AlterTopicConfigRequest.newBuilder().setName(name).putAllSet(set).addAllRemove(remove).build()).getTopic()));
   }
 
   /** Grows the topic to {@code totalPartitions} (never shrinks: InvalidRequestException). */
   public TopicInfo createPartitions(String name, int totalPartitions) {
-    return call(() -> Descriptions.topic(topics().createPartitions(CreatePartitionsRequest.newBuilder().setName(name)
-        .setTotalPartitions(totalPartitions).build()).getTopic()));
+    return createPartitions(name, totalPartitions, requestTimeout);
+  }
+
+  /** {@link #createPartitions(String, int)} with its own timeout. */
+  public TopicInfo createPartitions(String name, int totalPartitions, Duration timeout) {
+    return call("createPartitions(" + name + ")", timeout, topics, s -> Descriptions.topic(s.createPartitions(
+        CreatePartitionsRequest.newBuilder().setName(name).setTotalPartitions(totalPartitions).build()).getTopic()));
   }
 
   /** Deletes the topic and its records; created again, it starts at offset 0. */
   public void deleteTopic(String name) {
-    call(() -> topics().deleteTopic(DeleteTopicRequest.newBuilder().setName(name).build()));
+    deleteTopic(name, requestTimeout);
+  }
+
+  /** {@link #deleteTopic(String)} with its own timeout. */
+  public void deleteTopic(String name, Duration timeout) {
+    call("deleteTopic(" + name + ")", timeout, topics,
+        s -> s.deleteTopic(DeleteTopicRequest.newBuilder().setName(name).build()));
   }
 
   // --- groups
 
   /** Fails with GroupExistsException, or InvalidRequestException (name, config). */
   public GroupInfo createGroup(NewGroup group) {
-    return call(() -> Descriptions.group(groups().createGroup(CreateGroupRequest.newBuilder().setGroup(group.name())
-        .setMode(Descriptions.mode(group.mode())).putAllConfig(group.config()).build()).getGroup()));
+    return createGroup(group, requestTimeout);
   }
 
+  /** {@link #createGroup(NewGroup)} with its own timeout. */
+  public GroupInfo createGroup(NewGroup group, Duration timeout) {
+    return call("createGroup(" + group.name() + ")", timeout, groups, s -> Descriptions.group(s.createGroup(
+        CreateGroupRequest.newBuilder().setGroup(group.name()).setMode(Descriptions.mode(group.mode()))
+            .putAllConfig(group.config()).build()).getGroup()));
+  }
+
+  /** Every group. */
   public List<GroupListing> listGroups() {
-    return call(() -> groups().listGroups(ListGroupsRequest.getDefaultInstance()).getGroupsList().stream()
-        .map(Descriptions::listing).toList());
+    return listGroups(requestTimeout);
+  }
+
+  /** {@link #listGroups()} with its own timeout. */
+  public List<GroupListing> listGroups(Duration timeout) {
+    return call("listGroups", timeout, groups, s -> s.listGroups(ListGroupsRequest.getDefaultInstance())
+        .getGroupsList().stream().map(Descriptions::listing).toList());
   }
 
   /** Fails with UnknownGroupException. */
   public GroupInfo describeGroup(String name) {
-    return call(() -> Descriptions.group(groups().describeGroup(DescribeGroupRequest.newBuilder().setGroup(name)
-        .build()).getGroup()));
+    return describeGroup(name, requestTimeout);
   }
 
+  /** {@link #describeGroup(String)} with its own timeout. */
+  public GroupInfo describeGroup(String name, Duration timeout) {
+    return call("describeGroup(" + name + ")", timeout, groups, s -> Descriptions.group(s.describeGroup(
+        DescribeGroupRequest.newBuilder().setGroup(name).build()).getGroup()));
+  }
+
+  /** Sets keys and removes keys (back to their defaults); answers the group as it is now. */
   public GroupInfo alterGroupConfig(String name, Map<String, String> set, Collection<String> remove) {
-    return call(() -> Descriptions.group(groups().alterGroupConfig(AlterGroupConfigRequest.newBuilder().setGroup(name)
-        .putAllSet(set).addAllRemove(remove).build()).getGroup()));
+    return alterGroupConfig(name, set, remove, requestTimeout);
+  }
+
+  /** {@link #alterGroupConfig(String, Map, Collection)} with its own timeout. */
+  public GroupInfo alterGroupConfig(String name, Map<String, String> set, Collection<String> remove,
+      Duration timeout) {
+    return call("alterGroupConfig(" + name + ")", timeout, groups, s -> Descriptions.group(s.alterGroupConfig(
+        AlterGroupConfigRequest.newBuilder().setGroup(name).putAllSet(set).addAllRemove(remove).build()).getGroup()));
   }
 
   /** Everything the group committed (an unknown group has none). */
   public List<GroupOffset> listGroupOffsets(String group) {
-    return call(() -> Descriptions.offsets(groups().fetchCommittedOffsets(FetchCommittedOffsetsRequest.newBuilder()
-        .setGroup(group).build()).getOffsetsList()));
+    return listGroupOffsets(group, requestTimeout);
+  }
+
+  /** {@link #listGroupOffsets(String)} with its own timeout. */
+  public List<GroupOffset> listGroupOffsets(String group, Duration timeout) {
+    return call("listGroupOffsets(" + group + ")", timeout, groups, s -> Descriptions.offsets(
+        s.fetchCommittedOffsets(FetchCommittedOffsetsRequest.newBuilder().setGroup(group).build()).getOffsetsList()));
   }
 
   /**
@@ -137,19 +206,37 @@ public final class BrookAdmin implements AutoCloseable {
    */
   public List<GroupOffset> resetGroupOffsets(String group, OffsetPosition position,
       Map<String, List<Integer>> partitions, boolean dryRun) {
-    return call(() -> Descriptions.offsets(groups().resetGroupOffsets(ResetGroupOffsetsRequest.newBuilder()
-        .setGroup(group).addAllPartitions(Descriptions.selection(partitions)).setPosition(Descriptions.position(position))
-        .setDryRun(dryRun).build()).getOffsetsList()));
+    return resetGroupOffsets(group, position, partitions, dryRun, requestTimeout);
+  }
+
+  /** {@link #resetGroupOffsets(String, OffsetPosition, Map, boolean)} with its own timeout. */
+  public List<GroupOffset> resetGroupOffsets(String group, OffsetPosition position,
+      Map<String, List<Integer>> partitions, boolean dryRun, Duration timeout) {
+    return call("resetGroupOffsets(" + group + ")", timeout, groups, s -> Descriptions.offsets(s.resetGroupOffsets(
+        ResetGroupOffsetsRequest.newBuilder().setGroup(group).addAllPartitions(Descriptions.selection(partitions))
+            .setPosition(Descriptions.position(position)).setDryRun(dryRun).build()).getOffsetsList()));
   }
 
   /** Every partition the group has. */
   public List<GroupOffset> resetGroupOffsets(String group, OffsetPosition position, boolean dryRun) {
-    return resetGroupOffsets(group, position, Map.of(), dryRun);
+    return resetGroupOffsets(group, position, Map.of(), dryRun, requestTimeout);
+  }
+
+  /** {@link #resetGroupOffsets(String, OffsetPosition, boolean)} with its own timeout. */
+  public List<GroupOffset> resetGroupOffsets(String group, OffsetPosition position, boolean dryRun,
+      Duration timeout) {
+    return resetGroupOffsets(group, position, Map.of(), dryRun, timeout);
   }
 
   /** Deletes the group and its offsets (only while it has no members: GroupNotEmptyException). */
   public void deleteGroup(String name) {
-    call(() -> groups().deleteGroup(DeleteGroupRequest.newBuilder().setGroup(name).build()));
+    deleteGroup(name, requestTimeout);
+  }
+
+  /** {@link #deleteGroup(String)} with its own timeout. */
+  public void deleteGroup(String name, Duration timeout) {
+    call("deleteGroup(" + name + ")", timeout, groups,
+        s -> s.deleteGroup(DeleteGroupRequest.newBuilder().setGroup(name).build()));
   }
 
   @Override
@@ -159,19 +246,33 @@ public final class BrookAdmin implements AutoCloseable {
 
   // --- internals
 
-  private AdminServiceGrpc.AdminServiceBlockingStub topics() {
-    return topics.withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
-  }
-
-  private GroupServiceGrpc.GroupServiceBlockingStub groups() {
-    return groups.withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
-  }
-
-  private static <T> T call(Supplier<T> call) {
+  /**
+   * One request on {@code stub} with {@code timeout} as its deadline; failures as typed exceptions,
+   * a missed deadline as a BrookTimeoutException that names the call and its timeout.
+   */
+  private static <S extends AbstractStub<S>, T> T call(String what, Duration timeout, S stub, Function<S, T> rpc) {
+    long ms = timeoutMillis(what, timeout);
     try {
-      return call.get();
+      return rpc.apply(stub.withDeadlineAfter(ms, TimeUnit.MILLISECONDS));
     } catch (RuntimeException e) {
-      throw ErrorMapping.fromThrowable(e);
+      BrookException b = ErrorMapping.fromThrowable(e);
+      if (b instanceof BrookTimeoutException) {
+        throw new BrookTimeoutException(b.reason(), what + " did not finish within its timeout of " + ms
+            + " ms (" + b.getMessage() + ")", e);
+      }
+      throw b;
+    }
+  }
+
+  /** The timeout in ms, as gRPC takes it; a missing or shorter than 1 ms one is the caller's mistake. */
+  private static long timeoutMillis(String what, Duration timeout) {
+    if (timeout == null || timeout.compareTo(Duration.ofMillis(1)) < 0) {
+      throw new IllegalArgumentException("the timeout of " + what + " must be >= 1 ms, got " + timeout);
+    }
+    try {
+      return timeout.toMillis();
+    } catch (ArithmeticException beyondLong) {
+      return Long.MAX_VALUE; // gRPC caps deadlines far out anyway
     }
   }
 
@@ -211,6 +312,11 @@ public final class BrookAdmin implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The admin client (its channel connects at the first call).
+     *
+     * @throws io.brook.client.errors.ConfigException naming every invalid option
+     */
     public BrookAdmin build() {
       Problems p = new Problems("admin");
       p.broker(address, channel);

@@ -12,14 +12,17 @@ public record NewGroup(String name, GroupMode mode, Map<String, String> config) 
     config = Map.copyOf(config);
   }
 
+  /** A group in offset mode (Kafka's consumer groups), with no config. */
   public static NewGroup offsetMode(String name) {
     return new NewGroup(name, GroupMode.OFFSET, Map.of());
   }
 
+  /** A group in ack mode (leased records, ack / nack / reject), with no config. */
   public static NewGroup ackMode(String name) {
     return new NewGroup(name, GroupMode.ACK, Map.of());
   }
 
+  /** This group with one more config key. */
   public NewGroup withConfig(String key, String value) {
     Map<String, String> c = new LinkedHashMap<>(config);
     c.put(key, value);

@@ -13,14 +13,17 @@ public record NewTopic(String name, int partitions, Map<String, String> config) 
     config = Map.copyOf(config);
   }
 
+  /** A topic with the broker's default partition count and no config. */
   public static NewTopic of(String name) {
     return new NewTopic(name, 0, Map.of());
   }
 
+  /** This topic with {@code partitions} partitions. */
   public NewTopic withPartitions(int partitions) {
     return new NewTopic(name, partitions, config);
   }
 
+  /** This topic with one more config key. */
   public NewTopic withConfig(String key, String value) {
     Map<String, String> c = new LinkedHashMap<>(config);
     c.put(key, value);

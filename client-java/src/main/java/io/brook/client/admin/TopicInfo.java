@@ -14,6 +14,7 @@ public record TopicInfo(String name, String topicId, Map<String, String> config,
     partitions = List.copyOf(partitions);
   }
 
+  /** How many partitions the topic has. */
   public int partitionCount() {
     return partitions.size();
   }

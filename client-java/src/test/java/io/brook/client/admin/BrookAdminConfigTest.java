@@ -14,4 +14,16 @@ class BrookAdminConfigTest {
         .hasMessageContaining("broker must have a port in 1..65535 (got host:99999)")
         .hasMessageContaining("requestTimeout must be >= 1 ms");
   }
+
+  @Test
+  void aPerCallTimeoutUnderOneMillisecondIsRefusedBeforeAnyRequest() {
+    try (BrookAdmin admin = BrookAdmin.create("127.0.0.1:1")) { // no broker there: nothing is sent
+      assertThatThrownBy(() -> admin.describeTopic("orders", Duration.ZERO))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("the timeout of describeTopic(orders) must be >= 1 ms, got PT0S");
+      assertThatThrownBy(() -> admin.listTopics(null))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("the timeout of listTopics must be >= 1 ms, got null");
+    }
+  }
 }

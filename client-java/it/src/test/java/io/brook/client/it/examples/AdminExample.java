@@ -7,6 +7,7 @@ import io.brook.client.admin.NewGroup;
 import io.brook.client.admin.NewTopic;
 import io.brook.client.admin.TopicInfo;
 import io.brook.client.errors.TopicExistsException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -36,7 +37,7 @@ public final class AdminExample {
           .withConfig("max.delivery.attempts", "3"));
       System.out.println("created group " + group.name() + " in mode " + group.mode() + ", max.delivery.attempts="
           + group.config().get("max.delivery.attempts"));
-      for (GroupListing g : admin.listGroups()) {
+      for (GroupListing g : admin.listGroups(Duration.ofSeconds(5))) { // this call's own timeout
         System.out.println("group " + g.name() + ": " + g.mode() + ", " + g.state() + ", " + g.memberCount()
             + " members");
       }

@@ -37,7 +37,9 @@ public final class OffsetGroup extends Group {
   private long rebalanceDeadlineMs;
 
   /** What a member gets when a rebalance completes. */
-  public record JoinResult(String memberId, int generation, List<TopicPartition> assignment, int heartbeatIntervalMs) {}
+  /** {@code unknownTopics}: the member's topics that did not exist when the generation was made. */
+  public record JoinResult(String memberId, int generation, List<TopicPartition> assignment, int heartbeatIntervalMs,
+      List<String> unknownTopics) {}
 
   /**
    * A join request, checked by {@link GroupManager}.
@@ -330,7 +332,8 @@ public final class OffsetGroup extends Group {
       CompletableFuture<JoinResult> join = m.pendingJoin;
       m.pendingJoin = null;
       m.answered = true;
-      join.complete(new JoinResult(m.id, generation, m.assignment, heartbeatInterval(m.sessionTimeoutMs)));
+      List<String> unknown = m.topics.stream().distinct().filter(t -> !assignedPartitionCounts.containsKey(t)).toList();
+      join.complete(new JoinResult(m.id, generation, m.assignment, heartbeatInterval(m.sessionTimeoutMs), unknown));
     }
     log.info("Group {}: generation {} with {} member(s), {} partitions assigned", name, generation, members.size(),
         owners.size());

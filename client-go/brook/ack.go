@@ -34,8 +34,10 @@ import (
 // Batching: Ack, Nack, Reject and ExtendLease only queue the settle; queued
 // settles go out together as offset ranges on the stream every
 // WithAckFlushInterval, or as soon as WithAckMaxBatch are waiting. Flush sends
-// what is waiting at once, in one unary Settle call, and returns what the
-// broker refused. Refusals of background sends go to WithAckFailureHandler.
+// what is waiting at once, in one unary Settle call, waits for the broker's
+// answer to the settles sent in the background before it, and returns every
+// one that did not apply. Refusals of background sends also go to
+// WithAckFailureHandler as they come.
 //
 // Flow control: the broker keeps at most WithMaxOutstandingRecords (and
 // WithMaxOutstandingBytes) records leased to this consumer and not settled;
@@ -65,6 +67,10 @@ type AckConsumer struct {
 	client   brookv1.AckServiceClient
 	handler  func(*SettleError)
 	pending  ackPending
+	sent     ackSent // settles sent in the background, until the broker answers
+	// sendSlot is held from taking settles out of pending until they are on
+	// the stream (or back), so that Flush sees each settle queued or sent.
+	sendSlot chan struct{}
 
 	mu        sync.Mutex
 	inbox     []*AckRecord
@@ -103,6 +109,7 @@ type ackStream struct {
 	done     chan struct{} // closed when the stream ended
 	err      error         // how it ended (nil: the broker completed it); read after done
 	memberID string        // guarded by AckConsumer.mu; set once
+	confirms bool          // the broker answers settle_seq; set with memberID
 
 	sendMu     sync.Mutex
 	halfClosed bool
@@ -174,6 +181,7 @@ func NewAckConsumer(opts ...AckConsumerOption) (*AckConsumer, error) {
 		fatalCh:     make(chan struct{}),
 		closedCh:    make(chan struct{}),
 		flushKick:   make(chan struct{}, 1),
+		sendSlot:    make(chan struct{}, 1),
 		runDone:     make(chan struct{}),
 		flusherDone: make(chan struct{}),
 	}
@@ -264,27 +272,43 @@ func (c *AckConsumer) ExtendLease(rec *AckRecord, lease time.Duration) error {
 	return c.queue(rec, ackKindExtend, int32(lease.Milliseconds()))
 }
 
-// Flush sends every queued settle now, in one unary Settle call, and returns
-// the ones the broker refused: nil when it applied them all, else the
-// errors.Join of one *SettleError per refused offset range (match them with
-// errors.Is(err, ErrLeaseExpired) and the like, or list them with
-// SettleErrors). Without WithAckMemberID it first waits (until ctx ends) for
-// the stream to be open. When the call itself fails (for example
-// ErrBrokerUnavailable, retriable) it returns that error and the settles stay
-// queued for the next send. Settles already sent in the background are not
-// waited for: their refusals go to WithAckFailureHandler.
+// Flush sends every queued settle now, in one unary Settle call, waits for
+// the broker's answer to every settle queued before the call, whoever sent it
+// (this call, or the background sender on the stream), and returns those that
+// did not apply: nil when the broker applied them all, else the errors.Join
+// of one *SettleError per offset range (match them with errors.Is(err,
+// ErrNotLeased) and the like, or list them with SettleErrors). A range sent
+// in the background whose stream broke, or that got no answer before ctx
+// ended, matches ErrSettleOutcomeUnknown. Each range is returned by one Flush
+// (refusals that came before the call included, since the previous Flush);
+// refusals of background sends also go to WithAckFailureHandler as they
+// come. Without WithAckMemberID it first waits (until ctx ends) for the
+// stream to be open. When the Settle call itself fails (for example
+// ErrBrokerUnavailable, retriable) its error is returned and its settles stay
+// queued for the next send.
 func (c *AckConsumer) Flush(ctx context.Context) error {
 	if c.closed.Load() {
 		return ErrClientClosed
 	}
-	if c.pending.size() == 0 {
-		return nil
+	select { // no background send is half done while we look
+	case c.sendSlot <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	member, err := c.awaitMember(ctx)
-	if err != nil {
-		return err
+	sentBefore := c.sent.last()
+	b := c.pending.drain()
+	<-c.sendSlot
+	var errs []error
+	if b.count > 0 {
+		member, err := c.awaitMember(ctx)
+		if err != nil {
+			c.pending.restore(b)
+			return err
+		}
+		errs = append(errs, c.settleNow(ctx, member, b))
 	}
-	return c.settleNow(ctx, member)
+	errs = append(errs, c.sent.collect(ctx, sentBefore))
+	return errors.Join(errs...)
 }
 
 // MemberID is the member id of the current stream (WithAckMemberID's when
@@ -398,27 +422,40 @@ func (c *AckConsumer) sendPending() {
 	c.mu.Lock()
 	s := c.stream
 	ready := s != nil && s.memberID != ""
+	confirms := ready && s.confirms
 	c.mu.Unlock()
 	if !ready || c.pending.size() == 0 {
 		return
 	}
+	select {
+	case c.sendSlot <- struct{}{}:
+	case <-c.closedCh:
+		return
+	}
+	defer func() { <-c.sendSlot }()
 	b := c.pending.drain()
 	if b.count == 0 {
 		return
 	}
-	if s.send(b.receiveRequest()) {
+	req := b.receiveRequest()
+	if confirms {
+		req.SettleSeq = c.sent.track(s, b) // Flush waits for the broker's answer
+	}
+	ok := s.send(req)
+	if ok {
 		c.messages.Add(1)
-	} else {
+	}
+	if req.SettleSeq != 0 && !c.sent.sendDone(req.SettleSeq, ok) {
+		return // answered already: sent after all
+	}
+	if !ok {
 		c.pending.restore(b)
 	}
 }
 
-// settleNow sends what is queued in one Settle call and returns its refusals.
-func (c *AckConsumer) settleNow(ctx context.Context, member string) error {
-	b := c.pending.drain()
-	if b.count == 0 {
-		return nil
-	}
+// settleNow sends a batch in one Settle call and returns its refusals; when
+// the call fails the batch goes back to the queue.
+func (c *AckConsumer) settleNow(ctx context.Context, member string, b ackBatch) error {
 	resp, err := c.client.Settle(ctx, b.settleRequest(c.cfg.group, member))
 	if err != nil {
 		c.pending.restore(b)
@@ -725,7 +762,7 @@ func (c *AckConsumer) receive(bo *backoff, again bool) (up bool, err error) {
 		if m := resp.GetMemberId(); m != "" && !up {
 			up = true
 			c.mu.Lock()
-			s.memberID = m
+			s.memberID, s.confirms = m, resp.GetConfirmsSettles()
 			c.failure = nil
 			c.broadcastLocked()
 			c.mu.Unlock()
@@ -738,9 +775,15 @@ func (c *AckConsumer) receive(bo *backoff, again bool) (up bool, err error) {
 			}
 		}
 		c.deliver(s, resp.GetBatches())
+		var refused []*SettleError
 		for _, f := range resp.GetFailures() {
 			c.failures.Add(1)
-			c.refused(settleErrorOf(f))
+			e := settleErrorOf(f)
+			refused = append(refused, e)
+			c.refused(e)
+		}
+		if seq := resp.GetSettledSeq(); seq > 0 {
+			c.sent.answered(s, seq, refused) // for Flush
 		}
 	}
 }
@@ -790,6 +833,7 @@ func (c *AckConsumer) deliver(s *ackStream, batches []*brookv1.LeasedRecords) {
 func (c *AckConsumer) forgetStream(s *ackStream, err error) {
 	s.err = err
 	close(s.done)
+	c.sent.ended(s)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stream == s {

@@ -65,6 +65,7 @@ type Consumer struct {
 	// subscribed: WithGroup and WithTopics; member is then non-nil.
 	subscribed bool
 	member     *consumerMembership
+	unknown    consumerUnknownTopics
 
 	// pollSem lets one Poll (or Close) run at a time; the fields below it are its holder's.
 	pollSem        chan struct{}
@@ -226,7 +227,7 @@ func (c *Consumer) Poll(ctx context.Context) ([]*Record, error) {
 		if ctx.Err() != nil {
 			return nil, consumerCtxErr(ctx, last)
 		}
-		if !consumerPollRetriable(err) {
+		if !consumerPollRetriable(err) && !(c.subscribed && consumerTopicGone(err)) {
 			return nil, err
 		}
 		if last == nil {
@@ -361,6 +362,16 @@ func (c *Consumer) Assignment() []TopicPartition {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.parts.assigned()
+}
+
+// UnknownTopics lists the subscribed topics (WithTopics) that the broker did
+// not know when the member last joined its group, sorted; nil when every one
+// exists, before the first join, and for a consumer without a group. The
+// consumer logs a warning once per missing topic and keeps polling: once the
+// topic is created the group rebalances and the member gets its partitions
+// (WithOnAssigned), as Kafka's consumer waits for a topic to appear.
+func (c *Consumer) UnknownTopics() []string {
+	return c.unknown.list()
 }
 
 // GroupMetadata is the membership held now (WithTopics); MemberID "" and

@@ -249,6 +249,7 @@ func (m *consumerMembership) runJoin(j *consumerJoin, memberID string) {
 	m.heartbeating = true
 	m.broadcastLocked()
 	m.mu.Unlock()
+	m.c.unknown.update(m.c.log, cfg.group, resp.GetUnknownTopics())
 	if startHeartbeats {
 		m.c.spawn(m.heartbeatLoop)
 	}

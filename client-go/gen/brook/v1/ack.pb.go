@@ -32,10 +32,14 @@ type ReceiveRequest struct {
 	// makes an id, and the stream's leases are handed back when it ends.
 	ClientId string `protobuf:"bytes,3,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
 	// First message, and any later one that changes it.
-	FlowControl   *FlowControl      `protobuf:"bytes,4,opt,name=flow_control,json=flowControl,proto3" json:"flow_control,omitempty"`
-	Acks          []*OffsetRange    `protobuf:"bytes,5,rep,name=acks,proto3" json:"acks,omitempty"`
-	Nacks         []*Nack           `protobuf:"bytes,6,rep,name=nacks,proto3" json:"nacks,omitempty"`
-	Extensions    []*LeaseExtension `protobuf:"bytes,7,rep,name=extensions,proto3" json:"extensions,omitempty"`
+	FlowControl *FlowControl      `protobuf:"bytes,4,opt,name=flow_control,json=flowControl,proto3" json:"flow_control,omitempty"`
+	Acks        []*OffsetRange    `protobuf:"bytes,5,rep,name=acks,proto3" json:"acks,omitempty"`
+	Nacks       []*Nack           `protobuf:"bytes,6,rep,name=nacks,proto3" json:"nacks,omitempty"`
+	Extensions  []*LeaseExtension `protobuf:"bytes,7,rep,name=extensions,proto3" json:"extensions,omitempty"`
+	// > 0: numbers this message's settles (growing along the stream); the broker answers
+	// with settled_seq once it has applied them. 0: no answer unless something failed.
+	// Only a broker whose first response set confirms_settles answers it.
+	SettleSeq     int64 `protobuf:"varint,8,opt,name=settle_seq,json=settleSeq,proto3" json:"settle_seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -117,6 +121,13 @@ func (x *ReceiveRequest) GetExtensions() []*LeaseExtension {
 		return x.Extensions
 	}
 	return nil
+}
+
+func (x *ReceiveRequest) GetSettleSeq() int64 {
+	if x != nil {
+		return x.SettleSeq
+	}
+	return 0
 }
 
 // How much a member can hold: leased and not yet settled.
@@ -367,9 +378,15 @@ type ReceiveResponse struct {
 	MemberId string           `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
 	Batches  []*LeasedRecords `protobuf:"bytes,2,rep,name=batches,proto3" json:"batches,omitempty"`
 	// Acks, nacks or extensions of the stream that did not apply.
-	Failures      []*SettleFailure `protobuf:"bytes,3,rep,name=failures,proto3" json:"failures,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Failures []*SettleFailure `protobuf:"bytes,3,rep,name=failures,proto3" json:"failures,omitempty"`
+	// The settle_seq of the message whose settles were just applied; this response's
+	// failures are that message's. 0: none.
+	SettledSeq int64 `protobuf:"varint,4,opt,name=settled_seq,json=settledSeq,proto3" json:"settled_seq,omitempty"`
+	// In the first response only: the broker answers settle_seq (brokers before it do not,
+	// so a client waits for settled_seq only when this is set).
+	ConfirmsSettles bool `protobuf:"varint,5,opt,name=confirms_settles,json=confirmsSettles,proto3" json:"confirms_settles,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ReceiveResponse) Reset() {
@@ -421,6 +438,20 @@ func (x *ReceiveResponse) GetFailures() []*SettleFailure {
 		return x.Failures
 	}
 	return nil
+}
+
+func (x *ReceiveResponse) GetSettledSeq() int64 {
+	if x != nil {
+		return x.SettledSeq
+	}
+	return 0
+}
+
+func (x *ReceiveResponse) GetConfirmsSettles() bool {
+	if x != nil {
+		return x.ConfirmsSettles
+	}
+	return false
 }
 
 type LeasedRecords struct {
@@ -733,7 +764,7 @@ var File_brook_v1_ack_proto protoreflect.FileDescriptor
 
 const file_brook_v1_ack_proto_rawDesc = "" +
 	"\n" +
-	"\x12brook/v1/ack.proto\x12\bbrook.v1\x1a\x15brook/v1/errors.proto\x1a\x16brook/v1/records.proto\"\xa0\x02\n" +
+	"\x12brook/v1/ack.proto\x12\bbrook.v1\x1a\x15brook/v1/errors.proto\x1a\x16brook/v1/records.proto\"\xbf\x02\n" +
 	"\x0eReceiveRequest\x12\x14\n" +
 	"\x05group\x18\x01 \x01(\tR\x05group\x12\x16\n" +
 	"\x06topics\x18\x02 \x03(\tR\x06topics\x12\x1b\n" +
@@ -743,7 +774,9 @@ const file_brook_v1_ack_proto_rawDesc = "" +
 	"\x05nacks\x18\x06 \x03(\v2\x0e.brook.v1.NackR\x05nacks\x128\n" +
 	"\n" +
 	"extensions\x18\a \x03(\v2\x18.brook.v1.LeaseExtensionR\n" +
-	"extensions\"y\n" +
+	"extensions\x12\x1d\n" +
+	"\n" +
+	"settle_seq\x18\b \x01(\x03R\tsettleSeq\"y\n" +
 	"\vFlowControl\x126\n" +
 	"\x17max_outstanding_records\x18\x01 \x01(\x03R\x15maxOutstandingRecords\x122\n" +
 	"\x15max_outstanding_bytes\x18\x02 \x01(\x03R\x13maxOutstandingBytes\"\x9a\x01\n" +
@@ -760,11 +793,14 @@ const file_brook_v1_ack_proto_rawDesc = "" +
 	"\x06reject\x18\x03 \x01(\bR\x06reject\"X\n" +
 	"\x0eLeaseExtension\x12+\n" +
 	"\x05range\x18\x01 \x01(\v2\x15.brook.v1.OffsetRangeR\x05range\x12\x19\n" +
-	"\blease_ms\x18\x02 \x01(\x05R\aleaseMs\"\x96\x01\n" +
+	"\blease_ms\x18\x02 \x01(\x05R\aleaseMs\"\xe2\x01\n" +
 	"\x0fReceiveResponse\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x121\n" +
 	"\abatches\x18\x02 \x03(\v2\x17.brook.v1.LeasedRecordsR\abatches\x123\n" +
-	"\bfailures\x18\x03 \x03(\v2\x17.brook.v1.SettleFailureR\bfailures\"u\n" +
+	"\bfailures\x18\x03 \x03(\v2\x17.brook.v1.SettleFailureR\bfailures\x12\x1f\n" +
+	"\vsettled_seq\x18\x04 \x01(\x03R\n" +
+	"settledSeq\x12)\n" +
+	"\x10confirms_settles\x18\x05 \x01(\bR\x0fconfirmsSettles\"u\n" +
 	"\rLeasedRecords\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x1c\n" +
 	"\tpartition\x18\x02 \x01(\x05R\tpartition\x120\n" +

@@ -277,8 +277,12 @@ type JoinGroupResponse struct {
 	// Heartbeat this often: a third of the session timeout, at most the broker's
 	// group.heartbeat.interval.ms (3000 by default).
 	HeartbeatIntervalMs int32 `protobuf:"varint,4,opt,name=heartbeat_interval_ms,json=heartbeatIntervalMs,proto3" json:"heartbeat_interval_ms,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// The member's topics that do not exist (when the join was answered): they have no
+	// partitions to assign. Once one is created the group rebalances and the member's
+	// next JoinGroup gets its partitions.
+	UnknownTopics []string `protobuf:"bytes,5,rep,name=unknown_topics,json=unknownTopics,proto3" json:"unknown_topics,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *JoinGroupResponse) Reset() {
@@ -337,6 +341,13 @@ func (x *JoinGroupResponse) GetHeartbeatIntervalMs() int32 {
 		return x.HeartbeatIntervalMs
 	}
 	return 0
+}
+
+func (x *JoinGroupResponse) GetUnknownTopics() []string {
+	if x != nil {
+		return x.UnknownTopics
+	}
+	return nil
 }
 
 type HeartbeatRequest struct {
@@ -1966,7 +1977,7 @@ const file_brook_v1_group_proto_rawDesc = "" +
 	"\tclient_id\x18\x03 \x01(\tR\bclientId\x12\x16\n" +
 	"\x06topics\x18\x04 \x03(\tR\x06topics\x12,\n" +
 	"\x12session_timeout_ms\x18\x05 \x01(\x05R\x10sessionTimeoutMs\x120\n" +
-	"\x14rebalance_timeout_ms\x18\x06 \x01(\x05R\x12rebalanceTimeoutMs\"\xbf\x01\n" +
+	"\x14rebalance_timeout_ms\x18\x06 \x01(\x05R\x12rebalanceTimeoutMs\"\xe6\x01\n" +
 	"\x11JoinGroupResponse\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x1e\n" +
 	"\n" +
@@ -1975,7 +1986,8 @@ const file_brook_v1_group_proto_rawDesc = "" +
 	"\n" +
 	"assignment\x18\x03 \x03(\v2\x19.brook.v1.TopicPartitionsR\n" +
 	"assignment\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x04 \x01(\x05R\x13heartbeatIntervalMs\"\x85\x01\n" +
+	"\x15heartbeat_interval_ms\x18\x04 \x01(\x05R\x13heartbeatIntervalMs\x12%\n" +
+	"\x0eunknown_topics\x18\x05 \x03(\tR\runknownTopics\"\x85\x01\n" +
 	"\x10HeartbeatRequest\x12\x14\n" +
 	"\x05group\x18\x01 \x01(\tR\x05group\x12\x1b\n" +
 	"\tmember_id\x18\x02 \x01(\tR\bmemberId\x12\x1e\n" +

@@ -105,7 +105,8 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
           return;
         }
         JoinGroupResponse.Builder b = JoinGroupResponse.newBuilder().setMemberId(r.memberId())
-            .setGeneration(r.generation()).setHeartbeatIntervalMs(r.heartbeatIntervalMs());
+            .setGeneration(r.generation()).setHeartbeatIntervalMs(r.heartbeatIntervalMs())
+            .addAllUnknownTopics(r.unknownTopics());
         toTopicPartitions(r.assignment()).forEach(b::addAssignment);
         out.onNext(b.build());
         out.onCompleted();

@@ -96,14 +96,18 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     askForMore();
   }
 
-  /** The acks, nacks and extensions of a message; what did not apply is answered on the stream. */
+  /**
+   * The acks, nacks and extensions of a message; what did not apply is answered on the stream, and
+   * a numbered message ({@code settle_seq}) is answered in any case, so its client knows they applied.
+   */
   private void settle(ReceiveRequest request) {
-    if (request.getAcksCount() + request.getNacksCount() + request.getExtensionsCount() > 0) {
+    long seq = request.getSettleSeq();
+    if (request.getAcksCount() + request.getNacksCount() + request.getExtensionsCount() > 0 || seq > 0) {
       synchronized (group) {
         List<AckGroup.Failure> failures = group.settle(member, AckGrpcService.ranges(request.getAcksList()),
             AckGrpcService.nacks(request.getNacksList()), AckGrpcService.extensions(request.getExtensionsList()));
-        if (!failures.isEmpty() && !ended) {
-          ReceiveResponse.Builder b = ReceiveResponse.newBuilder();
+        if ((!failures.isEmpty() || seq > 0) && !ended) {
+          ReceiveResponse.Builder b = ReceiveResponse.newBuilder().setSettledSeq(Math.max(0, seq));
           failures.forEach(f -> b.addFailures(AckGrpcService.failure(f)));
           ReceiveResponse answer = b.build();
           int size = answer.getSerializedSize() + AnswerCap.FRAME_HEADER;
@@ -137,7 +141,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
       AckMember m = g.connect(first.getClientId(), first.getTopicsList(), this, fc[0], fc[1], address,
           Caller.principal());
       member = m;
-      out.onNext(ReceiveResponse.newBuilder().setMemberId(m.id()).build());
+      out.onNext(ReceiveResponse.newBuilder().setMemberId(m.id()).setConfirmsSettles(true).build());
     }
   }
 

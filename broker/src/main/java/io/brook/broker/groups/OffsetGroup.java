@@ -40,7 +40,9 @@ public final class OffsetGroup extends Group {
   private boolean membersClosed;
 
   /** What a member gets when a rebalance completes. */
-  public record JoinResult(String memberId, int generation, List<TopicPartition> assignment, int heartbeatIntervalMs) {}
+  /** {@code unknownTopics}: the member's topics that did not exist when the generation was made. */
+  public record JoinResult(String memberId, int generation, List<TopicPartition> assignment, int heartbeatIntervalMs,
+      List<String> unknownTopics) {}
 
   /**
    * A join request, checked by {@link GroupManager}.
@@ -375,7 +377,8 @@ public final class OffsetGroup extends Group {
       CompletableFuture<JoinResult> join = m.pendingJoin;
       m.pendingJoin = null;
       m.answered = true;
-      join.complete(new JoinResult(m.id, generation, m.assignment, heartbeatInterval(m)));
+      List<String> unknown = m.topics.stream().distinct().filter(t -> !assignedPartitionCounts.containsKey(t)).toList();
+      join.complete(new JoinResult(m.id, generation, m.assignment, heartbeatInterval(m), unknown));
     }
     log.info("Group {}: generation {} with {} member(s), {} partitions assigned", name, generation, members.size(),
         owners.size());

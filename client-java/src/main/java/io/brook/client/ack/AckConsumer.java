@@ -40,11 +40,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Batching.</b> Settles are buffered and sent together on the stream, as offset ranges, every
  * {@code ackFlushInterval} or as soon as {@code ackMaxBatch} are waiting. {@link #flush()} sends
- * what is waiting at once, in one unary {@code Settle} call, and returns what the broker refused.
+ * what is waiting at once, in one unary {@code Settle} call, waits for the broker's answer to the
+ * settles sent in the background before it, and returns every one that did not apply.
  *
  * <p><b>Failures.</b> A settle the broker does not apply ({@code NOT_LEASED}, {@code
  * LEASE_EXPIRED}, {@code ALREADY_SETTLED}, ...) is a {@link SettleFailure} carrying the typed
- * exception: returned by {@link #flush()} for the settles it sent, given to the {@link
+ * exception: returned by {@link #flush()} for every settle queued before it, and given to the {@link
  * SettleFailureHandler} for those sent in the background (default: a logged warning). Errors that
  * end the consumer (unknown topic, a group in offset mode, another consumer taking over its client
  * id, refused credentials) are thrown by the next {@link #poll}.
@@ -87,6 +88,8 @@ public final class AckConsumer<K, V> implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final LinkedBlockingDeque<Object> inbox = new LinkedBlockingDeque<>();
   private final PendingSettles pending = new PendingSettles();
+  /** Settles sent in the background, until the broker answers them (for flush). */
+  private final SentSettles sent = new SentSettles();
   private final Backoff backoff;
   private final SettleFailureHandler failureHandler;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -237,32 +240,50 @@ public final class AckConsumer<K, V> implements AutoCloseable {
   }
 
   /**
-   * Sends every waiting settle now, in one {@code Settle} call, and returns those the broker did not
-   * apply. Waits for a stream (while reconnecting) at most {@code requestTimeout}.
+   * Sends every waiting settle now, in one {@code Settle} call, waits for the broker's answer to
+   * every settle queued before the call, whoever sent it (this call, or the background sender on the
+   * stream), and returns those that did not apply: empty when the broker applied them all. A failure
+   * carries the broker's typed error ({@code NotLeasedException}, ...), or reason {@link
+   * SettleFailure#OUTCOME_UNKNOWN} for settles sent in the background whose stream broke, or that got
+   * no answer within {@code requestTimeout}. Each failure is returned by one flush (those that came
+   * before the call included, since the previous flush); refusals of background sends also go to the
+   * {@link SettleFailureHandler} as they come. Waits for a stream (while reconnecting) at most {@code
+   * requestTimeout}.
    *
    * @throws BrookException the call failed (the broker is unreachable: {@code
-   *     BrokerUnavailableException}, retriable); its settles wait for the next send
+   *     BrokerUnavailableException}, retriable); its settles wait for the next send, and the outcomes
+   *     of earlier ones for the next flush
    */
   public List<SettleFailure> flush() {
     checkOpen();
-    if (pending.size() == 0) {
-      return List.of();
-    }
     long deadline = System.nanoTime() + config.requestTimeout().toNanos();
-    String member = awaitMemberId(deadline);
-    PendingSettles.Batch batch = pending.drain();
-    if (batch.isEmpty()) {
-      return List.of();
+    long sentBefore;
+    PendingSettles.Batch batch;
+    synchronized (sendLock) { // no background send is half done while we look
+      sentBefore = sent.last();
+      batch = pending.drain();
     }
-    try {
-      SettleResponse response = blocking.withDeadlineAfter(Math.max(1, deadline - System.nanoTime()),
-          TimeUnit.NANOSECONDS).settle(batch.toSettleRequest(config.group(), member));
-      settleCalls.incrementAndGet();
-      return failures(response.getFailuresList());
-    } catch (RuntimeException e) {
-      pending.restore(batch);
-      throw ErrorMapping.fromThrowable(e);
+    List<SettleFailure> out = new ArrayList<>();
+    if (!batch.isEmpty()) {
+      String member;
+      try {
+        member = awaitMemberId(deadline);
+      } catch (RuntimeException e) {
+        pending.restore(batch);
+        throw e;
+      }
+      try {
+        SettleResponse response = blocking.withDeadlineAfter(Math.max(1, deadline - System.nanoTime()),
+            TimeUnit.NANOSECONDS).settle(batch.toSettleRequest(config.group(), member));
+        settleCalls.incrementAndGet();
+        out.addAll(failures(response.getFailuresList()));
+      } catch (RuntimeException e) {
+        pending.restore(batch);
+        throw ErrorMapping.fromThrowable(e);
+      }
     }
+    out.addAll(sent.collect(sentBefore, deadline, config.requestTimeout().toString()));
+    return out;
   }
 
   /** Makes a blocked (or the next) {@link #poll} return at once, empty. */
@@ -363,9 +384,18 @@ public final class AckConsumer<K, V> implements AutoCloseable {
       if (batch.isEmpty()) {
         return;
       }
-      if (s.send(batch.toReceiveRequest())) {
+      ReceiveRequest request = batch.toReceiveRequest();
+      if (s.confirmsSettles()) {
+        request = request.toBuilder().setSettleSeq(sent.track(s, batch)).build(); // flush waits for the answer
+      }
+      boolean ok = s.send(request);
+      if (ok) {
         settleMessages.incrementAndGet();
-      } else {
+      }
+      if (request.getSettleSeq() != 0 && !sent.sendDone(request.getSettleSeq(), ok)) {
+        return; // answered already: sent after all
+      }
+      if (!ok) {
         pending.restore(batch);
       }
     }
@@ -655,12 +685,17 @@ public final class AckConsumer<K, V> implements AutoCloseable {
     }
 
     @Override
-    public void onFailures(ReceiveStream stream, List<io.brook.protocol.v1.SettleFailure> wire) {
-      failures(wire).forEach(AckConsumer.this::tell);
+    public void onFailures(ReceiveStream stream, long settledSeq, List<io.brook.protocol.v1.SettleFailure> wire) {
+      List<SettleFailure> refused = failures(wire);
+      refused.forEach(AckConsumer.this::tell);
+      if (settledSeq > 0) {
+        sent.answered(stream, settledSeq, refused); // for flush
+      }
     }
 
     @Override
     public void onEnd(ReceiveStream stream, Throwable error) {
+      sent.ended(stream);
       synchronized (streamLock) {
         if (stream.id != lastStreamId) {
           return; // an older stream

@@ -20,7 +20,11 @@ final class ReceiveStream implements ClientResponseObserver<ReceiveRequest, Rece
 
     void onRecords(ReceiveStream stream, LeasedRecords batch);
 
-    void onFailures(ReceiveStream stream, List<io.brook.protocol.v1.SettleFailure> failures);
+    /**
+     * Settles of the stream that did not apply; {@code settledSeq} > 0: the answer to that numbered
+     * message, whose failures these are (maybe none).
+     */
+    void onFailures(ReceiveStream stream, long settledSeq, List<io.brook.protocol.v1.SettleFailure> failures);
 
     /** The stream ended: {@code error} null when the broker completed it. */
     void onEnd(ReceiveStream stream, Throwable error);
@@ -31,6 +35,8 @@ final class ReceiveStream implements ClientResponseObserver<ReceiveRequest, Rece
   private final CountDownLatch ended = new CountDownLatch(1);
   private ClientCallStreamObserver<ReceiveRequest> requests;
   private volatile String memberId;
+  /** The broker answers numbered settle messages; written before memberId. */
+  private volatile boolean confirmsSettles;
   private volatile boolean closing;
   private volatile Throwable error;
 
@@ -50,6 +56,16 @@ final class ReceiveStream implements ClientResponseObserver<ReceiveRequest, Rece
   /** The member id the broker answered, or null before its first answer. */
   String memberId() {
     return memberId;
+  }
+
+  /** The broker answers numbered settle messages ({@code settle_seq}); known once {@link #memberId()} is. */
+  boolean confirmsSettles() {
+    return confirmsSettles;
+  }
+
+  /** The stream ended (its {@link #error()} is set). */
+  boolean ended() {
+    return ended.getCount() == 0;
   }
 
   /** We half-closed it: its end is expected. */
@@ -104,14 +120,15 @@ final class ReceiveStream implements ClientResponseObserver<ReceiveRequest, Rece
   @Override
   public void onNext(ReceiveResponse response) {
     if (memberId == null && !response.getMemberId().isEmpty()) {
+      confirmsSettles = response.getConfirmsSettles();
       memberId = response.getMemberId();
       listener.onMemberId(this, memberId);
     }
     for (LeasedRecords batch : response.getBatchesList()) {
       listener.onRecords(this, batch);
     }
-    if (response.getFailuresCount() > 0) {
-      listener.onFailures(this, response.getFailuresList());
+    if (response.getFailuresCount() > 0 || response.getSettledSeq() > 0) {
+      listener.onFailures(this, response.getSettledSeq(), response.getFailuresList());
     }
   }
 

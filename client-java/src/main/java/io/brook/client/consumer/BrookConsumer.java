@@ -221,6 +221,17 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     return subscription == null ? Set.of() : Set.copyOf(subscription);
   }
 
+  /**
+   * The subscribed topics that the broker did not know when the member last joined its group (empty
+   * when every one exists, before the first join, and without a subscription). The consumer logs a
+   * warning once per missing topic and keeps polling: once the topic is created the group rebalances
+   * and the member gets its partitions ({@link ConsumerRebalanceListener#onPartitionsAssigned}), as
+   * Kafka's consumer waits for a topic to appear.
+   */
+  public Set<String> unknownTopics() {
+    return subscription == null ? Set.of() : membership.unknownTopics();
+  }
+
   /** The partitions this consumer reads now (empty during a rebalance and before the first join). */
   public Set<TopicPartition> assignment() {
     return Set.copyOf(states.assigned());
@@ -288,7 +299,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
           return records;
         }
       } catch (BrookException e) {
-        if (!e.isRetriable()) {
+        if (!e.isRetriable() && !(subscription != null && UnknownTopics.gone(e))) {
           throw e;
         }
         failedForNow(e);

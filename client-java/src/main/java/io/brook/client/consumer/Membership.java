@@ -16,6 +16,7 @@ import io.brook.protocol.v1.TopicPartitions;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -32,6 +33,7 @@ final class Membership {
   private final ConsumerConfig config;
   private final GroupServiceGrpc.GroupServiceBlockingStub groups;
   private Thread heartbeater;
+  private final UnknownTopics unknownTopics = new UnknownTopics();
 
   private String memberId = "";
   private int generation;
@@ -131,7 +133,13 @@ final class Membership {
       startHeartbeats();
       notifyAll();
     }
+    unknownTopics.update(config.groupId(), response.getUnknownTopicsList());
     return assigned;
+  }
+
+  /** The subscribed topics the broker did not know at the last join. */
+  Set<String> unknownTopics() {
+    return unknownTopics.current();
   }
 
   private void startHeartbeats() {

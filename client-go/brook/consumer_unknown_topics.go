@@ -1,0 +1,54 @@
+package brook
+
+import (
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+)
+
+// consumerUnknownTopics are the subscribed topics the broker did not know at
+// the member's last join (JoinGroupResponse.unknown_topics). The member waits
+// for them as Kafka's consumer does: once one is created the group
+// rebalances and the next join gets its partitions. Goroutine-safe.
+type consumerUnknownTopics struct {
+	mu      sync.Mutex
+	missing []string // sorted
+}
+
+// update takes a join's answer. It logs one warning per topic that went
+// missing (again when a topic that existed is deleted), not one per join,
+// and one info line when a missing topic appears.
+func (u *consumerUnknownTopics) update(log *slog.Logger, group string, unknown []string) {
+	now := slices.Clone(unknown)
+	slices.Sort(now)
+	now = slices.Compact(now)
+	u.mu.Lock()
+	before := u.missing
+	u.missing = now
+	u.mu.Unlock()
+	for _, t := range now {
+		if !slices.Contains(before, t) {
+			log.Warn("brook: subscribed topic does not exist; the consumer gets its partitions once it is created",
+				"group", group, "topic", t)
+		}
+	}
+	for _, t := range before {
+		if !slices.Contains(now, t) {
+			log.Info("brook: subscribed topic exists now", "group", group, "topic", t)
+		}
+	}
+}
+
+func (u *consumerUnknownTopics) list() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.missing)
+}
+
+// consumerTopicGone: a fetch found an assigned topic or partition gone (it
+// was deleted). For a group member that is not the end: the group rebalances
+// it away (the member's next join reports it unknown), so Poll retries.
+func consumerTopicGone(err error) bool {
+	return errors.Is(err, ErrUnknownTopic) || errors.Is(err, ErrUnknownPartition)
+}

@@ -45,6 +45,7 @@ func (c *Consumer) fetchOnce(ctx context.Context) ([]*Record, error) {
 	if err != nil {
 		return nil, callError(err)
 	}
+	c.stats.fetches.Add(1)
 	answers := resp.GetPartitions()
 	if len(answers) > len(refs) {
 		answers = answers[:len(refs)]
@@ -75,6 +76,7 @@ func (c *Consumer) fetchOnce(ctx context.Context) ([]*Record, error) {
 		case brookv1.ErrorCode_ERROR_CODE_UNSPECIFIED:
 			for _, r := range pr.GetRecords() {
 				if r.GetOffset() >= ref.position {
+					c.stats.fetched(r)
 					out = append(out, fromProtoRecord(ref.tp.Topic, ref.tp.Partition, r))
 				}
 			}

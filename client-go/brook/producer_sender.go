@@ -43,6 +43,7 @@ type sender struct {
 type inFlightRequest struct {
 	corr    uint64
 	batches []*producerBatch
+	sentAt  time.Time
 }
 
 func newSender(p *Producer, client brookv1.ProduceServiceClient) *sender {
@@ -195,7 +196,8 @@ func (s *sender) send(batches []*producerBatch) {
 	if len(s.inFlight) == 0 {
 		s.lastProgress = time.Now()
 	}
-	s.inFlight = append(s.inFlight, &inFlightRequest{corr: s.nextCorr, batches: batches})
+	s.inFlight = append(s.inFlight, &inFlightRequest{corr: s.nextCorr, batches: batches, sentAt: time.Now()})
+	s.p.stats.inFlight.Store(int64(len(s.inFlight)))
 	// Send blocks while the broker reads nothing (HTTP/2 flow control): a
 	// watchdog ends the stream after the request timeout, which unblocks it.
 	watchdog := time.AfterFunc(s.cfg.requestTimeout, s.stream.cancel)
@@ -243,6 +245,7 @@ func (s *sender) handle(ev streamEvent) {
 	}
 	req := s.inFlight[0]
 	s.inFlight = s.inFlight[1:]
+	s.p.stats.answered(req.sentAt, len(s.inFlight))
 	s.lastProgress = time.Now()
 	s.backoff.reset()
 	results := make([]*brookv1.ProduceResult, len(req.batches))
@@ -272,6 +275,7 @@ func (s *sender) complete(b *producerBatch, r *brookv1.ProduceResult) {
 		s.sameHeadBreaks = 0
 		q.resumeIfIdle()
 		s.acc.mu.Unlock()
+		s.p.stats.acknowledged(b)
 		appended := time.UnixMilli(r.GetAppendTimeMs())
 		for i, pr := range b.records {
 			pr.rec.Offset = r.GetBaseOffset() + int64(i)
@@ -314,6 +318,9 @@ func (s *sender) complete(b *producerBatch, r *brookv1.ProduceResult) {
 	}
 	for _, r := range retry {
 		q.putBack(r)
+	}
+	if retry != nil {
+		s.p.stats.retries.Add(1) // one batch goes again (in two halves if split)
 	}
 	q.resumeIfIdle()
 	s.acc.mu.Unlock()
@@ -376,6 +383,8 @@ func (s *sender) breakStream(err error) {
 		batches = append(batches, r.batches...)
 	}
 	s.inFlight = nil
+	s.p.stats.inFlight.Store(0)
+	s.p.stats.retries.Add(int64(len(batches)))
 	s.acc.requeue(batches)
 	s.retryAt = time.Now().Add(s.backoff.step())
 	if head == nil {
@@ -459,6 +468,9 @@ func (s *sender) bumpAfterRefusal() {
 
 // finish calls the batch's promises and frees its buffer space.
 func (s *sender) finish(b *producerBatch, err error) {
+	if err != nil {
+		s.p.stats.failed(err, len(b.records))
+	}
 	s.acc.releaseBytes(b.records)
 	for _, pr := range b.records {
 		pr.promise(pr.rec, err)
@@ -482,6 +494,7 @@ func (s *sender) failEverything(err error) {
 		}
 	}
 	s.inFlight = nil
+	s.p.stats.inFlight.Store(0)
 	s.failQueued(err)
 }
 

@@ -3,10 +3,6 @@ package brook
 import (
 	"sync/atomic"
 	"time"
-
-	"google.golang.org/protobuf/proto"
-
-	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
 )
 
 // ConsumerStats are a Consumer's counters since it was made (Consumer.Stats).
@@ -34,9 +30,10 @@ type consumerCounters struct {
 	commits, commitFailures, commitNanos              atomic.Int64
 }
 
-func (c *consumerCounters) fetched(r *brookv1.Record) {
-	c.recordsFetched.Add(1)
-	c.bytesFetched.Add(int64(proto.Size(r)))
+// fetched counts one fetch answer's records, once per answer rather than per record.
+func (c *consumerCounters) fetched(records, bytes int) {
+	c.recordsFetched.Add(int64(records))
+	c.bytesFetched.Add(int64(bytes))
 }
 
 func (c *consumerCounters) committed(start time.Time, err error) {

@@ -160,13 +160,19 @@ public final class BrookClientMetrics implements MeterBinder, AutoCloseable {
         List<MultiGauge.Row<?>> now = new ArrayList<>();
         for (TopicPartition tp : m.lag().keySet()) {
           now.add(MultiGauge.Row.of(Tags.of("topic", tp.topic(), "partition", Integer.toString(tp.partition())), m,
-              x -> x.lag(tp)));
+              x -> lagOf(x, tp)));
         }
         lag.register(now, true);
       }
     };
     onClose.add(() -> lag.register(List.of(), true));
     follow(rows, m::addListener, m::removeListener);
+  }
+
+  /** NaN (no sample) for a partition whose row the next refresh removes. */
+  private static double lagOf(ConsumerMetrics m, TopicPartition tp) {
+    long lag = m.lag(tp);
+    return lag < 0 ? Double.NaN : lag;
   }
 
   private void bindAckConsumer(AckConsumer<?, ?> c) {

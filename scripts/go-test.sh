@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The Go client's checks, in order (each must pass):
 #   1. the committed generated code is current (scripts/check-go-gen.sh)
-#   2. gofmt, go mod tidy -diff, go vet and staticcheck in client-go, client-go/tests
-#      and perf/go (the Go load generator)
-#   3. go test -race in both modules; client-go/tests starts real brokers with
+#   2. gofmt, go mod tidy -diff, go vet and staticcheck in client-go, client-go/brookprom
+#      (the Prometheus collectors, a module of their own), client-go/tests and perf/go
+#      (the Go load generator)
+#   3. go test -race in each module; client-go/tests starts real brokers with
 #      bin/brook (the jar must be built: test-all runs this after Maven)
 # Ends with "go-test: N passed, N failed, N skipped" (test-all's summary adds it up).
 # Needs scripts/install-tools.sh (protoc-gen-go, protoc-gen-go-grpc, staticcheck).
@@ -14,7 +15,7 @@ cd "$ROOT"
 # shellcheck source=tools-env.sh
 . scripts/tools-env.sh
 
-MODULES=(client-go client-go/tests perf/go)
+MODULES=(client-go client-go/brookprom client-go/tests perf/go)
 failed_checks=0
 check() { # label command...
   local label=$1

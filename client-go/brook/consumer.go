@@ -82,6 +82,8 @@ type Consumer struct {
 	goroutines   sync.WaitGroup
 	callbacksMu  sync.Mutex // serializes the callbacks of async commits
 
+	stats consumerCounters
+
 	mu            sync.Mutex // guards everything below
 	parts         consumerPartitions
 	manual        bool
@@ -279,6 +281,7 @@ func (c *Consumer) ensureMember(ctx context.Context) error {
 			c.mu.Lock()
 			c.parts.assign(j.assigned)
 			c.mu.Unlock()
+			c.stats.rebalances.Add(1)
 			c.nextAutoCommit = time.Now().Add(c.cfg.autoCommitInterval)
 			c.callback(ctx, c.cfg.onAssigned, j.assigned)
 		}

@@ -275,7 +275,8 @@ func (c *Consumer) commitFailed(err error, memberID string, generation int32) er
 // commitOnce is one CommitOffsets; a partition the broker refused fails it
 // with that partition's error, naming every refused partition.
 func (c *Consumer) commitOnce(ctx context.Context, memberID string, generation int32,
-	offsets map[TopicPartition]OffsetAndMetadata) error {
+	offsets map[TopicPartition]OffsetAndMetadata) (err error) {
+	defer func(start time.Time) { c.stats.committed(start, err) }(time.Now())
 	req := &brookv1.CommitOffsetsRequest{Group: c.cfg.group, MemberId: memberID, Generation: generation}
 	for _, tp := range slices.SortedFunc(maps.Keys(offsets), consumerCompareTP) {
 		req.Offsets = append(req.Offsets, &brookv1.OffsetCommit{Topic: tp.Topic, Partition: tp.Partition,

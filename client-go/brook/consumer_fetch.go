@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
 )
 
@@ -46,6 +48,7 @@ func (c *Consumer) fetchOnce(ctx context.Context) ([]*Record, error) {
 	if err != nil {
 		return nil, callError(err)
 	}
+	c.stats.fetches.Add(1)
 	answers := resp.GetPartitions()
 	if len(answers) > len(refs) {
 		answers = answers[:len(refs)]
@@ -65,6 +68,7 @@ func (c *Consumer) fetchOnce(ctx context.Context) ([]*Record, error) {
 		}
 	}
 	var out []*Record
+	var fetchedBytes int
 	c.mu.Lock()
 	for i, pr := range answers {
 		ref := refs[i]
@@ -76,6 +80,7 @@ func (c *Consumer) fetchOnce(ctx context.Context) ([]*Record, error) {
 		case brookv1.ErrorCode_ERROR_CODE_UNSPECIFIED:
 			for _, r := range pr.GetRecords() {
 				if r.GetOffset() >= ref.position {
+					fetchedBytes += proto.Size(r)
 					out = append(out, fromProtoRecord(ref.tp.Topic, ref.tp.Partition, r))
 				}
 			}
@@ -97,6 +102,7 @@ func (c *Consumer) fetchOnce(ctx context.Context) ([]*Record, error) {
 		}
 	}
 	c.mu.Unlock()
+	c.stats.fetched(len(out), fetchedBytes)
 	if len(out) == 0 && retriable != nil {
 		return nil, retriable
 	}

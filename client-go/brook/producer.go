@@ -26,6 +26,7 @@ type Producer struct {
 	owned bool
 	meta  *producerMetadata
 	acc   *accumulator
+	stats producerCounters
 
 	closeOnce sync.Once
 	closing   chan struct{} // closed by Close: flush everything, accept nothing

@@ -48,6 +48,7 @@ type sender struct {
 type inFlightRequest struct {
 	corr    uint64
 	batches []*producerBatch
+	sentAt  time.Time
 }
 
 func newSender(p *Producer, client brookv1.ProduceServiceClient) *sender {
@@ -207,7 +208,8 @@ func (s *sender) send(batches []*producerBatch) {
 	if len(s.inFlight) == 0 {
 		s.lastProgress = time.Now()
 	}
-	s.inFlight = append(s.inFlight, &inFlightRequest{corr: s.nextCorr, batches: batches})
+	s.inFlight = append(s.inFlight, &inFlightRequest{corr: s.nextCorr, batches: batches, sentAt: time.Now()})
+	s.p.stats.inFlight.Store(int64(len(s.inFlight)))
 	// Send blocks while the broker reads nothing (HTTP/2 flow control): a
 	// watchdog ends the stream after the request timeout, which unblocks it.
 	watchdog := time.AfterFunc(s.cfg.requestTimeout, s.stream.cancel)
@@ -255,6 +257,7 @@ func (s *sender) handle(ev streamEvent) {
 	}
 	req := s.inFlight[0]
 	s.inFlight = s.inFlight[1:]
+	s.p.stats.answered(req.sentAt, len(s.inFlight))
 	s.lastProgress = time.Now()
 	s.backoff.reset()
 	s.reachedAgain()
@@ -285,6 +288,7 @@ func (s *sender) complete(b *producerBatch, r *brookv1.ProduceResult) {
 		s.sameHeadBreaks = 0
 		q.resumeIfIdle()
 		s.acc.mu.Unlock()
+		s.p.stats.acknowledged(b)
 		appended := time.UnixMilli(r.GetAppendTimeMs())
 		for i, pr := range b.records {
 			pr.rec.Offset = r.GetBaseOffset() + int64(i)
@@ -327,6 +331,9 @@ func (s *sender) complete(b *producerBatch, r *brookv1.ProduceResult) {
 	}
 	for _, r := range retry {
 		q.putBack(r)
+	}
+	if retry != nil {
+		s.p.stats.retries.Add(1) // one batch goes again (in two halves if split)
 	}
 	q.resumeIfIdle()
 	s.acc.mu.Unlock()
@@ -390,6 +397,8 @@ func (s *sender) breakStream(err error) {
 		batches = append(batches, r.batches...)
 	}
 	s.inFlight = nil
+	s.p.stats.inFlight.Store(0)
+	s.p.stats.retries.Add(int64(len(batches)))
 	s.acc.requeue(batches)
 	s.retryAt = time.Now().Add(s.backoff.step())
 	s.failedToReach("the produce stream broke; sending its batches again on a new one", err, "batches", len(batches))
@@ -513,6 +522,9 @@ func (s *sender) bumpAfterRefusal() {
 
 // finish calls the batch's promises and frees its buffer space.
 func (s *sender) finish(b *producerBatch, err error) {
+	if err != nil {
+		s.p.stats.failed(err, len(b.records))
+	}
 	s.acc.releaseBytes(b.records)
 	for _, pr := range b.records {
 		pr.promise(pr.rec, err)
@@ -536,6 +548,7 @@ func (s *sender) failEverything(err error) {
 		}
 	}
 	s.inFlight = nil
+	s.p.stats.inFlight.Store(0)
 	s.failQueued(err)
 }
 

@@ -19,6 +19,29 @@ class ClientBoundaryTest {
       .should().dependOnClassesThat().resideInAnyPackage("io.brook.broker..", "net.openhft..", "picocli..")
       .because("the client depends on io.brook.protocol only");
 
+  /** Micrometer is an optional dependency (D34): only the binder's package may touch it. */
+  private static final ArchRule MICROMETER_OPTIONAL = noClasses().that().resideInAPackage("io.brook.client..")
+      .and().resideOutsideOfPackage("io.brook.client.micrometer..")
+      .should().dependOnClassesThat().resideInAnyPackage("io.micrometer..")
+      .because("micrometer-core is optional: a client without it must never load a class that needs it");
+
+  @Test
+  void onlyTheBinderUsesMicrometer() {
+    JavaClasses client = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importPackages("io.brook.client");
+    assertThat(client.stream().anyMatch(c -> c.getPackageName().equals("io.brook.client.micrometer")))
+        .as("the binder is among the classes checked").isTrue();
+    MICROMETER_OPTIONAL.check(client);
+  }
+
+  @Test
+  void micrometerRuleCatchesAClassThatUsesIt() {
+    JavaClasses fixture = new ClassFileImporter().importPackages("io.brook.client.archfixture");
+    EvaluationResult result = MICROMETER_OPTIONAL.evaluate(fixture);
+    assertThat(result.hasViolation()).isTrue();
+    assertThat(result.getFailureReport().getDetails()).anySatisfy(d -> assertThat(d).contains("UsesMicrometer"));
+  }
+
   @Test
   void clientUsesNoBrokerCode() {
     JavaClasses client = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

@@ -48,6 +48,7 @@ final class Fetcher<K, V> {
   private final Deserializer<K> keys;
   private final Deserializer<V> values;
   private final RawBatchDecoder<K, V> batches;
+  private final ConsumerMetrics metrics;
   private final Map<TopicPartition, ArrayDeque<ConsumerRecord<K, V>>> buffered = new LinkedHashMap<>();
   private long bufferedAt;
   private InFlight inFlight;
@@ -58,6 +59,12 @@ final class Fetcher<K, V> {
 
   Fetcher(ConsumerConfig config, FetchServiceGrpc.FetchServiceFutureStub fetches, Deserializer<K> keys,
       Deserializer<V> values) {
+    this(config, fetches, keys, values, new ConsumerMetrics());
+  }
+
+  Fetcher(ConsumerConfig config, FetchServiceGrpc.FetchServiceFutureStub fetches, Deserializer<K> keys,
+      Deserializer<V> values, ConsumerMetrics metrics) {
+    this.metrics = metrics;
     this.config = config;
     this.fetches = fetches;
     this.keys = keys;
@@ -98,6 +105,7 @@ final class Fetcher<K, V> {
       return ConsumerRecords.empty();
     }
     inFlight = null;
+    metrics.fetchAnswered();
     ConsumerRecords<K, V> records = understand(states, current.order(), response);
     if (!hasBufferedToHandOut(states) && !records.isEmpty()) {
       sendIfIdle(states); // records flow: the broker reads on while the application works
@@ -227,6 +235,7 @@ final class Fetcher<K, V> {
         throw e;
       }
       List<ConsumerRecord<K, V>> converted = convert(tp, pr, states.position(tp));
+      metrics.fetched(pr, converted.size());
       if (!converted.isEmpty()) {
         records.put(tp, converted);
       }

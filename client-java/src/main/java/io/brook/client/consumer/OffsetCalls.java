@@ -40,10 +40,12 @@ final class OffsetCalls {
   private final GroupServiceGrpc.GroupServiceStub asyncGroups;
   private final FetchServiceGrpc.FetchServiceBlockingStub fetches;
   private final AdminServiceGrpc.AdminServiceBlockingStub admin;
+  private final ConsumerMetrics metrics;
 
-  OffsetCalls(ConsumerConfig config, Channel channel) {
+  OffsetCalls(ConsumerConfig config, Channel channel, ConsumerMetrics metrics) {
     this.config = config;
     this.admin = AdminServiceGrpc.newBlockingStub(channel);
+    this.metrics = metrics;
     this.groups = GroupServiceGrpc.newBlockingStub(channel);
     this.asyncGroups = GroupServiceGrpc.newStub(channel);
     this.fetches = FetchServiceGrpc.newBlockingStub(channel);
@@ -55,15 +57,22 @@ final class OffsetCalls {
    * every refused partition.
    */
   void commit(String memberId, int generation, Map<TopicPartition, OffsetAndMetadata> offsets) {
-    checkCommitted(groups.withDeadlineAfter(config.requestTimeoutMs(), TimeUnit.MILLISECONDS)
-        .commitOffsets(commitRequest(memberId, generation, offsets)));
+    CommitOffsetsRequest request = commitRequest(memberId, generation, offsets);
+    long start = System.nanoTime();
+    boolean failed = true;
+    try {
+      checkCommitted(groups.withDeadlineAfter(config.requestTimeoutMs(), TimeUnit.MILLISECONDS).commitOffsets(request));
+      failed = false;
+    } finally {
+      metrics.committed(start, failed);
+    }
   }
 
   /** The same commit without waiting: the observer hears the answer on a gRPC thread. */
   void commitAsync(String memberId, int generation, Map<TopicPartition, OffsetAndMetadata> offsets,
       StreamObserver<CommitOffsetsResponse> observer) {
     asyncGroups.withDeadlineAfter(config.requestTimeoutMs(), TimeUnit.MILLISECONDS)
-        .commitOffsets(commitRequest(memberId, generation, offsets), observer);
+        .commitOffsets(commitRequest(memberId, generation, offsets), new TimedCommit(observer, metrics));
   }
 
   private CommitOffsetsRequest commitRequest(String memberId, int generation,

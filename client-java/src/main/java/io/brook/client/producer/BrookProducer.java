@@ -49,6 +49,7 @@ public final class BrookProducer<K, V> implements AutoCloseable {
   private final TopicMetadata metadata;
   private final Semaphore buffer;
   private final Sender sender;
+  private final ProducerMetrics metrics;
   private final Thread senderThread;
   private volatile boolean closed;
 
@@ -60,7 +61,8 @@ public final class BrookProducer<K, V> implements AutoCloseable {
     this.buffer = new Semaphore((int) config.bufferMemory);
     this.accumulator = new RecordAccumulator(config, buffer);
     this.metadata = new TopicMetadata(connection.channel(), config);
-    this.sender = new Sender(config, accumulator, metadata, buffer, connection.channel(), connection.address());
+    this.metrics = new ProducerMetrics(buffer, config.bufferMemory);
+    this.sender = new Sender(config, accumulator, metadata, buffer, connection.channel(), connection.address(), metrics);
     String name = "brook-producer-" + (config.clientId.isEmpty() ? INSTANCES.incrementAndGet() : config.clientId);
     this.senderThread = new Thread(sender, name);
     senderThread.setDaemon(true);
@@ -185,6 +187,11 @@ public final class BrookProducer<K, V> implements AutoCloseable {
     if (closed) {
       throw new ClientClosedException("CLOSED", "the producer is closed");
     }
+  }
+
+  /** This producer's counters, read live (records and bytes sent, retries, errors, buffer, latency). */
+  public ProducerMetrics metrics() {
+    return metrics;
   }
 
   /** Sends every record queued so far at once (no lingering) and waits until each is answered. */

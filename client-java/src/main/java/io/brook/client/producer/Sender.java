@@ -51,6 +51,7 @@ final class Sender implements Runnable {
   private final Durability durability;
   private final String address;
   private final Backoff reconnect;
+  private final ProducerMetrics metrics;
 
   // Guarded by acc.lock.
   private StreamHandler stream;
@@ -65,7 +66,7 @@ final class Sender implements Runnable {
   private volatile BrookException fatal;
 
   Sender(ProducerConfig config, RecordAccumulator acc, TopicMetadata metadata, Semaphore buffer, Channel channel,
-      String address) {
+      String address, ProducerMetrics metrics) {
     this.config = config;
     this.acc = acc;
     this.metadata = metadata;
@@ -76,6 +77,7 @@ final class Sender implements Runnable {
         ? Durability.DURABILITY_SYNCED : Durability.DURABILITY_WRITTEN;
     this.address = address;
     this.reconnect = new Backoff(config.reconnectBackoffMs, config.reconnectBackoffMaxMs);
+    this.metrics = metrics;
   }
 
   /** Set when the producer can send no more (fenced): send throws it. */
@@ -118,6 +120,7 @@ final class Sender implements Runnable {
               RawProduceStream.open(channel, stream);
             }
             sent.add(new SentRequest(batches, now));
+            metrics.inFlight(sent.size());
             target = stream;
           }
         }
@@ -248,6 +251,7 @@ final class Sender implements Runnable {
     try {
       fatal = error;
       sent.clear();
+      metrics.inFlight(0);
       all = acc.takeAll();
     } finally {
       acc.lock.unlock();
@@ -267,6 +271,7 @@ final class Sender implements Runnable {
       }
       pq.retryBackoff.reset();
       acc.completing(b);
+      metrics.acknowledged(b);
       completions.add(() -> {
         b.succeed(r.getBaseOffset(), r.getAppendTimeMs(), r.getLogAppendTime());
         buffer.release(b.bytes());
@@ -290,6 +295,7 @@ final class Sender implements Runnable {
           if (b.count() > 1) {
             pq.recovering = true; // not written: the halves go first again, with fresh sequence numbers
             pq.returned.addAll(b.split());
+            metrics.retried(1);
           } else {
             failLater(pq, b, error, completions);
           }
@@ -314,7 +320,8 @@ final class Sender implements Runnable {
     pq.finishRecovery(System.nanoTime());
   }
 
-  private static void retry(PartitionQueue pq, ProducerBatch b) {
+  private void retry(PartitionQueue pq, ProducerBatch b) {
+    metrics.retried(1);
     pq.recovering = true;
     pq.returned.add(b);
   }
@@ -328,6 +335,7 @@ final class Sender implements Runnable {
   }
 
   private void fail(ProducerBatch b, BrookException error) {
+    metrics.failed(b, error.reason());
     b.fail(error);
     buffer.release(b.bytes());
   }
@@ -343,6 +351,7 @@ final class Sender implements Runnable {
       if (request == null) {
         return; // an answer to nothing: the next request's answer will be wrong too, and the timeout reopens
       }
+      metrics.answered(request.sentNanos, System.nanoTime(), sent.size());
       reconnect.reset();
       if (!from.answered && failedStreams > 0) {
         LOG.log(System.Logger.Level.INFO, "produce stream to " + address + " back after " + failedStreams
@@ -404,6 +413,7 @@ final class Sender implements Runnable {
         first = false;
       }
       sent.clear();
+      metrics.inFlight(0);
       long now = System.nanoTime();
       for (PartitionQueue pq : acc.partitionQueues()) {
         pq.finishRecovery(now);
@@ -457,6 +467,7 @@ final class Sender implements Runnable {
     acc.lock.lock();
     try {
       sent.clear();
+      metrics.inFlight(0);
       all = acc.takeAll();
     } finally {
       acc.lock.unlock();

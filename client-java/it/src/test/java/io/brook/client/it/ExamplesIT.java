@@ -8,6 +8,7 @@ import io.brook.client.admin.GroupInfo;
 import io.brook.client.admin.GroupOffset;
 import io.brook.client.it.examples.AckConsumerExample;
 import io.brook.client.it.examples.AdminExample;
+import io.brook.client.it.examples.MetricsExample;
 import io.brook.client.it.examples.OffsetsExample;
 import io.brook.client.it.examples.PartitionerExample;
 import io.brook.client.it.examples.ProducerExample;
@@ -88,6 +89,15 @@ class ExamplesIT {
       data.readAll("orders", p).forEach(r -> values.add(r.getValue().toStringUtf8()));
     }
     assertThat(values).hasSize(11).contains("order 0", "order 9", "order 10");
+  }
+
+  @Test
+  void metricsExample() {
+    new TestData(broker.channel()).createTopic("metrics-orders", 3);
+    List<String> lines = run(() -> MetricsExample.main(new String[] {broker.address(), "metrics-orders"}));
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0)).isEqualTo("records sent: 10.0");
+    assertThat(lines.get(1)).matches("batches: [1-9]\\d*, average batch: \\d+ bytes, buffer used: 0 of 33554432 bytes");
   }
 
   @Test

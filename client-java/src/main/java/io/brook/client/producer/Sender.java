@@ -273,8 +273,8 @@ final class Sender implements Runnable {
       acc.completing(b);
       metrics.acknowledged(b);
       completions.add(() -> {
+        buffer.release(b.bytes()); // first: a future that completes finds its bytes free (bufferUsedBytes)
         b.succeed(r.getBaseOffset(), r.getAppendTimeMs(), r.getLogAppendTime());
-        buffer.release(b.bytes());
       });
     } else {
       BrookException error = ErrorMapping.fromCode(code, r.getErrorMessage());
@@ -336,8 +336,8 @@ final class Sender implements Runnable {
 
   private void fail(ProducerBatch b, BrookException error) {
     metrics.failed(b, error.reason());
-    b.fail(error);
     buffer.release(b.bytes());
+    b.fail(error);
   }
 
   private void onResponse(StreamHandler from, ProduceStreamResponse response) {

@@ -84,6 +84,8 @@ class ConsumerGroupIT {
     volatile List<TopicPartition> assignment = List.of();
     volatile String memberId = "";
     volatile boolean paused;
+    /** The loop saw {@link #paused}: no poll of it is under way. */
+    volatile boolean idle;
     volatile boolean stop;
     final boolean commitEachBatch;
     final Thread thread;
@@ -104,6 +106,7 @@ class ConsumerGroupIT {
     private void loop() {
       try {
         while (!stop) {
+          idle = paused;
           if (paused) {
             Thread.sleep(10);
             continue;
@@ -230,6 +233,8 @@ class ConsumerGroupIT {
       await("slow owns every partition", 30, () -> slow.assignment.size() == PARTITIONS);
       String firstId = slow.memberId;
       slow.paused = true; // its heartbeat thread goes on; the application no longer polls
+      // A poll under way would hear at once of the rebalance other's join starts, and take part in it.
+      await("slow's poll loop is idle", 10, () -> slow.idle);
 
       // other's long rebalance timeout makes the broker wait up to 120 s for slow to rejoin, and
       // slow's heartbeats keep its session alive: only slow leaving (3 s after its last poll) lets

@@ -15,15 +15,10 @@ import io.brook.client.consumer.OffsetResetStrategy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,41 +27,26 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 23, defect 4: subscribing to a topic that does not exist is not silent. The client logs
- * through System.Logger, which goes to java.util.logging here (no other LoggerFinder on the test
- * classpath), so a JUL handler sees what an application's logging would.
+ * through System.Logger, routed to SLF4J on this module's classpath as an application would route
+ * it (see {@link StderrCapture}): the lines counted are those its log would get.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ConsumerUnknownTopicIT {
   @TempDir Path dir;
   BrokerProcess broker;
   BrookAdmin admin;
-  /** Held: JUL keeps loggers only weakly. */
-  final Logger jul = Logger.getLogger(BrookConsumer.class.getName());
-  final ConcurrentLinkedQueue<LogRecord> logged = new ConcurrentLinkedQueue<>();
-  final Handler capture = new Handler() {
-    @Override
-    public void publish(LogRecord r) {
-      logged.add(r);
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
+  StderrCapture log;
 
   @BeforeEach
   void start() throws Exception {
     broker = BrokerProcess.start(dir.resolve("data"));
     admin = BrookAdmin.create(broker.address());
-    capture.setLevel(Level.ALL);
-    jul.addHandler(capture);
+    log = new StderrCapture();
   }
 
   @AfterEach
   void stop() throws Exception {
-    jul.removeHandler(capture);
+    log.close();
     admin.close();
     broker.close();
   }
@@ -79,10 +59,10 @@ class ConsumerUnknownTopicIT {
   }
 
   /** Warnings about the topic logged on this thread: by the consumer it polls, not by the other member. */
+  /** This thread's consumer's warnings (the other member, on another thread, warns too). */
   long warningsAbout(String topic) {
-    long me = Thread.currentThread().getId();
-    return logged.stream().filter(r -> r.getLevel() == Level.WARNING && r.getLongThreadID() == me
-        && r.getParameters() != null && List.of(r.getParameters()).contains(topic)).count();
+    return log.lines("[" + Thread.currentThread().getName() + "] WARN io.brook.client.consumer.BrookConsumer - "
+        + "subscribed topic " + topic + " of group").size();
   }
 
   static long from(List<ConsumerRecord<String, String>> records, String topic) {

@@ -29,6 +29,10 @@ type ackSentMsg struct {
 	stream  *ackStream
 	batch   ackBatch
 	sending bool // Send has not returned yet
+	// reported: a Flush that gave up waiting returned it as of unknown
+	// outcome; its answer then goes to the failure handler only, so that no
+	// settle is returned by two Flushes.
+	reported bool
 }
 
 // ackOutcome is a settle of message seq that did not apply (a *SettleError).
@@ -77,7 +81,8 @@ func (t *ackSent) sendDone(seq int64, ok bool) (stillAwaited bool) {
 func (t *ackSent) answered(s *ackStream, seq int64, refused []*SettleError) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, found := t.awaiting[seq]; !found {
+	answeredMsg, found := t.awaiting[seq]
+	if !found {
 		return
 	}
 	for n, m := range t.awaiting {
@@ -85,8 +90,10 @@ func (t *ackSent) answered(s *ackStream, seq int64, refused []*SettleError) {
 			delete(t.awaiting, n)
 		}
 	}
-	for _, e := range refused {
-		t.keepLocked(seq, e)
+	if !answeredMsg.reported {
+		for _, e := range refused {
+			t.keepLocked(seq, e)
+		}
 	}
 	t.broadcastLocked()
 }
@@ -106,7 +113,7 @@ func (t *ackSent) ended(s *ackStream) {
 
 func (t *ackSent) endLocked(seq int64, m *ackSentMsg) {
 	delete(t.awaiting, seq)
-	if m.stream.err == nil {
+	if m.stream.err == nil || m.reported {
 		return
 	}
 	why := fmt.Errorf("%w: sent in the background, but the stream ended before the broker answered: %w",
@@ -166,6 +173,7 @@ func (t *ackSent) collect(ctx context.Context, upTo int64) error {
 			ErrSettleOutcomeUnknown, ctx.Err())
 		for _, m := range t.awaitedLocked(upTo) {
 			errs = append(errs, m.batch.settleErrors(why))
+			m.reported = true
 		}
 		break
 	}
@@ -190,7 +198,7 @@ func (t *ackSent) collect(ctx context.Context, upTo int64) error {
 func (t *ackSent) awaitedLocked(upTo int64) []*ackSentMsg {
 	var out []*ackSentMsg
 	for seq, m := range t.awaiting {
-		if seq <= upTo {
+		if seq <= upTo && !m.reported {
 			out = append(out, m)
 		}
 	}

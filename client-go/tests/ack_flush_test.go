@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -115,4 +116,64 @@ func TestAckFlushReportsRefusalsOfAcksQueuedAcrossABrokerRestart(t *testing.T) {
 		t.Fatal("Flush returned nil for acks the restarted broker refused")
 	}
 	ackRefusalCovers(t, err, topic, 0, 1, 2)
+}
+
+// A Flush that gave up waiting for the broker's answer returns those settles
+// as of unknown outcome; when the answer comes later (here a refusal: the
+// record is rejected and then acked), it goes to the failure handler, and no
+// later Flush returns the same settles again.
+func TestAckFlushDoesNotReturnASettleAgainThatAnEarlierFlushGaveUpOn(t *testing.T) {
+	b := startBroker(t)
+	a := ackAdmin(t, b)
+	topic := b.createTopic(t, 1, nil)
+	group := ackGroup(t, a)
+	ackProduceValues(t, b, topic, 0, 1, "v")
+	var mu sync.Mutex
+	var handled []*brook.SettleError
+	c := ackConsumer(t, b, group, []string{topic}, brook.WithAckMaxBatch(2), brook.WithAckFlushInterval(time.Minute),
+		brook.WithAckFailureHandler(func(e *brook.SettleError) {
+			mu.Lock()
+			handled = append(handled, e)
+			mu.Unlock()
+		}))
+	r := ackTake(t, c, 1)[0]
+	b.Freeze() // the message goes out; the broker answers only once thawed
+	thawed := false
+	defer func() {
+		if !thawed {
+			b.Thaw()
+		}
+	}()
+	if err := c.Reject(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Ack(r); err != nil {
+		t.Fatal(err)
+	}
+	ackAwaitSettleMessages(t, c, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	err := c.Flush(ctx)
+	cancel()
+	if !errors.Is(err, brook.ErrSettleOutcomeUnknown) {
+		t.Fatalf("Flush with the broker frozen: %v, want ErrSettleOutcomeUnknown", err)
+	}
+	b.Thaw()
+	thawed = true
+
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		n := len(handled)
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the broker's later refusal never reached the failure handler")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := c.Flush(ackCtx(t)); err != nil {
+		t.Errorf("the next Flush: %v, want nil (those settles were returned by the first Flush)", err)
+	}
 }

@@ -126,6 +126,13 @@ func (b *brokerProcess) Stop() { b.signal(syscall.SIGTERM, 30*time.Second) }
 // Kill ends the broker with SIGKILL: nothing is flushed or closed.
 func (b *brokerProcess) Kill() { b.signal(syscall.SIGKILL, 30*time.Second) }
 
+// Freeze stops the broker with SIGSTOP: its connections stay open, nothing is
+// answered until Thaw.
+func (b *brokerProcess) Freeze() { _ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGSTOP) }
+
+// Thaw lets a frozen broker run again (SIGCONT).
+func (b *brokerProcess) Thaw() { _ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGCONT) }
+
 func (b *brokerProcess) signal(sig syscall.Signal, wait time.Duration) {
 	if b.cmd == nil {
 		return

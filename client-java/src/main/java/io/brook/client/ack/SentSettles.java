@@ -25,6 +25,11 @@ final class SentSettles {
     final PendingSettles.Batch batch;
     /** The send has not returned yet. */
     boolean sending = true;
+    /**
+     * A flush that gave up waiting returned it as of unknown outcome: its answer then goes to the
+     * failure handler only, so that no settle is returned by two flushes.
+     */
+    boolean reported;
 
     Sent(ReceiveStream stream, PendingSettles.Batch batch) {
       this.stream = stream;
@@ -69,12 +74,15 @@ final class SentSettles {
 
   /** The broker applied message {@code n} of {@code s}; {@code refused} are its settles that did not apply. */
   synchronized void answered(ReceiveStream s, long n, List<SettleFailure> refused) {
-    if (!awaiting.containsKey(n)) {
+    Sent answered = awaiting.get(n);
+    if (answered == null) {
       return;
     }
     // The broker answers in order: the messages before it applied too.
     awaiting.headMap(n, true).values().removeIf(m -> m.stream == s);
-    refused.forEach(f -> keep(n, f));
+    if (!answered.reported) {
+      refused.forEach(f -> keep(n, f));
+    }
     notifyAll();
   }
 
@@ -97,7 +105,7 @@ final class SentSettles {
 
   private void unknownIfFailed(long n, Sent m) {
     Throwable error = m.stream.error();
-    if (error != null) {
+    if (error != null && !m.reported) {
       BrookException why = new BrookException(SettleFailure.OUTCOME_UNKNOWN, "sent in the background, but the "
           + "stream ended before the broker answered, so whether it applied them is unknown", error);
       failures(m.batch, why).forEach(f -> keep(n, f));
@@ -124,7 +132,7 @@ final class SentSettles {
    */
   synchronized List<SettleFailure> collect(long upTo, long deadlineNanos, String timeout) {
     List<SettleFailure> out = new ArrayList<>();
-    while (!awaiting.headMap(upTo, true).isEmpty()) {
+    while (awaiting.headMap(upTo, true).values().stream().anyMatch(m -> !m.reported)) {
       long left = deadlineNanos - System.nanoTime();
       String why = null;
       if (left <= 0) {
@@ -140,7 +148,12 @@ final class SentSettles {
       }
       BrookException unknown = new BrookException(SettleFailure.OUTCOME_UNKNOWN, "sent in the background; " + why
           + ", so whether it applied them is unknown");
-      awaiting.headMap(upTo, true).values().forEach(m -> out.addAll(failures(m.batch, unknown)));
+      for (Sent m : awaiting.headMap(upTo, true).values()) {
+        if (!m.reported) {
+          out.addAll(failures(m.batch, unknown));
+          m.reported = true;
+        }
+      }
       break;
     }
     for (Iterator<Outcome> it = unreported.iterator(); it.hasNext(); ) {

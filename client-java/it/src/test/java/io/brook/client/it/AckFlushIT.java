@@ -117,4 +117,32 @@ class AckFlushIT {
 
     assertRefused(c.flush(), 0, 1, 2);
   }
+
+  @Test
+  void aSettleFlushGaveUpOnIsNotReturnedAgainWhenTheBrokerAnswersLater() throws Exception {
+    data.createTopic("t", 1);
+    admin.createGroup(NewGroup.ackMode("g").withConfig("auto.offset.reset", "earliest"));
+    data.produceValues("t", 0, 1, "v");
+    ConcurrentLinkedQueue<SettleFailure> handled = new ConcurrentLinkedQueue<>();
+    AckConsumer<String, String> c = consumer(AckConsumerConfig.builder().broker(broker.address()).group("g")
+        .topics("t").ackMaxBatch(2).ackFlushInterval(Duration.ofMinutes(1)).requestTimeout(Duration.ofSeconds(1))
+        .settleFailureHandler(handled::add).build());
+    AckRecord<String, String> r = AckConsumerIT.take(c, 1).get(0);
+    broker.freeze(); // the message goes out, the broker answers only once thawed
+    try {
+      c.reject(r);
+      c.ack(r);
+      awaitSettleMessages(c, 0);
+      List<SettleFailure> first = c.flush();
+      assertThat(first).as("a flush that gave up waiting").isNotEmpty()
+          .allSatisfy(f -> assertThat(f.reason()).isEqualTo(SettleFailure.OUTCOME_UNKNOWN));
+    } finally {
+      broker.thaw();
+    }
+    for (int i = 0; i < 2000 && handled.isEmpty(); i++) {
+      Thread.sleep(10);
+    }
+    assertThat(handled).as("the broker's later refusal reaches the failure handler").hasSize(1);
+    assertThat(c.flush()).as("the next flush does not return the same settles again").isEmpty();
+  }
 }

@@ -296,9 +296,12 @@ public final class OffsetGroup extends Group {
     List<String> expired = new ArrayList<>();
     for (Member m : members.values()) {
       if (m.heldHeartbeat != null && now >= m.heldUntilMs) {
+        // Its call was open all along: the member is alive until now, however late this tick runs
+        // (the timer thread may stall), and its next heartbeat follows this answer.
+        m.lastHeartbeatMs = now;
         answerHeldHeartbeat(m, false);
       }
-      if (m.pendingJoin == null && now - m.lastHeartbeatMs > m.sessionTimeoutMs) {
+      if (m.pendingJoin == null && m.heldHeartbeat == null && now - m.lastHeartbeatMs > m.sessionTimeoutMs) {
         expired.add(m.id);
       }
     }

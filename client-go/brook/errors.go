@@ -64,7 +64,7 @@ var (
 	ErrRecordNotSent = errors.New("brook: record not sent")
 	// ProduceSync's context ended while the record was on its way to the
 	// broker (sent at least once, not answered): it may be written or not.
-	// The producer still finishes it (written at most once).
+	// The producer still finishes it (written at most once when idempotent, the default).
 	ErrRecordOutcomeUnknown = errors.New("brook: record outcome unknown")
 	// A client was made with options that are not valid; see *ConfigError.
 	ErrInvalidConfig = errors.New("brook: invalid config")

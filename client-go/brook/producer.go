@@ -89,19 +89,23 @@ func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record,
 	if promise == nil {
 		promise = func(*Record, error) {}
 	}
+	fail := func(err error) { // before the buffer: counted here, as the sender counts what fails later
+		p.stats.failed(err, 1)
+		promise(r, err)
+	}
 	size, err := p.checkRecord(r)
 	if err != nil {
-		promise(r, err)
+		fail(err)
 		return
 	}
 	select {
 	case <-p.closing:
-		promise(r, ErrClientClosed)
+		fail(ErrClientClosed)
 		return
 	default:
 	}
 	if err := ctx.Err(); err != nil {
-		promise(r, notSentError(err, nil))
+		fail(notSentError(err, nil))
 		return
 	}
 	if r.Timestamp.IsZero() {
@@ -120,7 +124,7 @@ func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record,
 		}
 	}
 	if err != nil {
-		promise(r, blockError(ctx, err))
+		fail(blockError(ctx, err))
 		return
 	}
 	if !p.cfg.manualPartitioner && r.Key != nil {
@@ -128,7 +132,7 @@ func (p *Producer) Produce(ctx context.Context, r *Record, promise func(*Record,
 	}
 	sticky := !p.cfg.manualPartitioner && r.Key == nil
 	if err := p.acc.append(blockCtx, p.closing, r, size, promise, sticky, partitions); err != nil {
-		promise(r, blockError(ctx, err))
+		fail(blockError(ctx, err))
 	}
 }
 

@@ -24,7 +24,8 @@ type ProducerStats struct {
 	// Errors counts the records that failed (their promise got an error), by
 	// the error's reason: the broker's error code without its ERROR_CODE_
 	// prefix (RECORD_TOO_LARGE), the gRPC status (UNAVAILABLE), or the
-	// client's own (DELIVERY_TIMEOUT, CLOSED, REQUEST_TOO_LARGE).
+	// client's own (DELIVERY_TIMEOUT, CLOSED, REQUEST_TOO_LARGE, NOT_SENT:
+	// the context of Produce or ProduceSync ended before it was sent).
 	Errors map[string]int64
 	// BufferedBytes are held by records not yet answered, of BufferLimitBytes
 	// (WithMaxBufferedBytes).
@@ -97,6 +98,8 @@ func (p *Producer) Stats() ProducerStats {
 func errorReason(err error) string {
 	var be *BrokerError
 	switch {
+	case errors.Is(err, ErrRecordNotSent): // before the broker's error it may wrap
+		return "NOT_SENT"
 	case errors.Is(err, ErrDeliveryTimeout):
 		return "DELIVERY_TIMEOUT"
 	case errors.Is(err, ErrClientClosed):

@@ -11,8 +11,8 @@ import (
 // taken out of the buffer and never written: their error matches
 // ErrRecordNotSent, so producing them again makes no duplicate. Records
 // already sent and not answered fail with ErrRecordOutcomeUnknown: they may
-// be written (at most once; the producer still finishes them, and Flush waits
-// for them). Both errors match ctx's error too, and wrap the broker's last
+// be written (at most once when idempotent, the default; the producer still
+// finishes them, and Flush waits for them). Both errors match ctx's error too, and wrap the broker's last
 // failure when there was one (errors.Is(err, ErrBrokerUnavailable)).
 //
 // The records returned are the caller's, set as Produce sets them (Partition,
@@ -27,7 +27,8 @@ func (p *Producer) ProduceSync(ctx context.Context, records ...*Record) ProduceR
 	select {
 	case <-call.done:
 	case <-ctx.Done():
-		p.acc.withdraw(call.own, notSentError(ctx.Err(), p.acc.lastFailure()))
+		err := notSentError(ctx.Err(), p.acc.lastFailure())
+		p.stats.failed(err, p.acc.withdraw(call.own, err))
 	}
 	return call.results(ctx, p.acc.lastFailure())
 }

@@ -5,8 +5,8 @@ package brook
 // they are never written. Records in flight, or in a batch sent before and
 // queued again, stay: the broker may have written them, and their sequence
 // numbers are spoken for. A batch never sent has no sequence numbers yet, so
-// taking records out of it leaves no gap.
-func (a *accumulator) withdraw(records []*Record, err error) {
+// taking records out of it leaves no gap. Answers how many it took out.
+func (a *accumulator) withdraw(records []*Record, err error) int {
 	want := map[*Record]bool{}
 	tps := map[TopicPartition]bool{}
 	for _, r := range records {
@@ -42,13 +42,14 @@ func (a *accumulator) withdraw(records []*Record, err error) {
 	}
 	a.mu.Unlock()
 	if len(out) == 0 {
-		return
+		return 0
 	}
 	a.releaseBytes(out)
 	for _, pr := range out {
 		pr.promise(pr.rec, err)
 	}
 	a.answered(out)
+	return len(out)
 }
 
 // take moves the batch's records in want to out. Called with the accumulator locked.

@@ -69,6 +69,16 @@ func TestProducerStatsCountRecordsBytesBatchesLatencyAndErrorsByReason(t *testin
 	if got := p.Stats().Errors; len(got) != 1 || got["RECORD_TOO_LARGE"] != 1 {
 		t.Errorf("Errors = %v, want RECORD_TOO_LARGE: 1", got)
 	}
+
+	// One whose context ended before it was buffered counts too.
+	dead, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.ProduceSync(dead, &brook.Record{Topic: small, Value: []byte("v")}).FirstErr(); !errors.Is(err, brook.ErrRecordNotSent) {
+		t.Fatalf("a record with an ended context: %v, want ErrRecordNotSent", err)
+	}
+	if got := p.Stats().Errors["NOT_SENT"]; got != 1 {
+		t.Errorf("Errors = %v, want NOT_SENT: 1", p.Stats().Errors)
+	}
 }
 
 func TestConsumerStatsCountFetchedRecordsLagRebalancesAndCommits(t *testing.T) {

@@ -84,18 +84,23 @@ public final class BrookProducer<K, V> implements AutoCloseable {
     // Like Kafka's producer: a record without a timestamp gets the producer's clock.
     long timestampMs = record.timestampMs() != null ? record.timestampMs() : System.currentTimeMillis();
     int size = RecordEncoding.maxSize(key, value, record.headers());
-    if (size > config.maxRequestSize - REQUEST_OVERHEAD || size > config.bufferMemory) {
-      return CompletableFuture.failedFuture(new RecordTooLargeException("RECORD_TOO_LARGE", "a record of " + size
-          + " bytes is larger than maxRequestSize (" + config.maxRequestSize + ") or bufferMemory ("
-          + config.bufferMemory + ") allow"));
-    }
     int partition;
     try {
+      if (size > config.maxRequestSize - REQUEST_OVERHEAD || size > config.bufferMemory) {
+        throw new RecordTooLargeException("RECORD_TOO_LARGE", "a record of " + size + " bytes is larger than "
+            + "maxRequestSize (" + config.maxRequestSize + ") or bufferMemory (" + config.bufferMemory + ") allow");
+      }
       partition = partition(record, key, value, deadline);
     } catch (BrookException e) {
+      metrics.failed(1, e.reason()); // before the buffer: counted here, as the sender counts what fails later
       return CompletableFuture.failedFuture(e);
     }
-    acquire(size, deadline);
+    try {
+      acquire(size, deadline);
+    } catch (BrookException e) {
+      metrics.failed(1, e.reason());
+      throw e;
+    }
     CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
     accumulator.lock.lock();
     try {

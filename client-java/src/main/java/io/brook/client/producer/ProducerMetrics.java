@@ -128,14 +128,19 @@ public final class ProducerMetrics {
   }
 
   void failed(ProducerBatch b, String reason) {
+    failed(b.count(), reason);
+  }
+
+  /** Records that failed: in a batch, or in send() before they were buffered. */
+  void failed(int records, String reason) {
     LongAdder n = errors.get(reason);
     if (n == null) {
       n = errors.computeIfAbsent(reason, r -> new LongAdder());
-      n.add(b.count());
+      n.add(records);
       listeners.forEach(Runnable::run);
       return;
     }
-    n.add(b.count());
+    n.add(records);
   }
 
   /** Under the accumulator's lock: the requests now in flight. */

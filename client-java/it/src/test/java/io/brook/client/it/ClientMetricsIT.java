@@ -17,6 +17,7 @@ import io.brook.client.consumer.ConsumerMetrics;
 import io.brook.client.consumer.ConsumerRecord;
 import io.brook.client.consumer.OffsetResetStrategy;
 import io.brook.client.errors.RecordTooLargeException;
+import io.brook.client.errors.UnknownPartitionException;
 import io.brook.client.micrometer.BrookClientMetrics;
 import io.brook.client.producer.BrookProducer;
 import io.brook.client.producer.ProducerConfig;
@@ -103,6 +104,12 @@ class ClientMetricsIT {
       assertThatThrownBy(() -> big.get(30, TimeUnit.SECONDS)).cause().isInstanceOf(RecordTooLargeException.class);
       assertThat(m.errors()).containsExactly(Map.entry("RECORD_TOO_LARGE", 1L));
       assertThat(m.recordsSent()).isEqualTo(1000);
+
+      // One that fails in send(), before the buffer, counts too.
+      CompletableFuture<?> nowhere = p.send(new ProducerRecord<>("metrics-produce", 99, null, "v"));
+      assertThatThrownBy(() -> nowhere.get(30, TimeUnit.SECONDS)).cause()
+          .isInstanceOf(UnknownPartitionException.class);
+      assertThat(m.errors()).containsEntry("UNKNOWN_PARTITION", 1L);
     }
   }
 

@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -42,26 +43,37 @@ func ackRefusalCovers(t testing.TB, err error, topic string, offsets ...int64) {
 	}
 }
 
+// ackOneLeasedRecord makes a topic with one record and an ack consumer that
+// holds it leased, whose settles go out in one background message of two (the
+// batch is full at two, the interval never comes); handled lists what its
+// failure handler heard.
+func ackOneLeasedRecord(t *testing.T, b *brokerProcess) (c *brook.AckConsumer, r *brook.AckRecord, topic string,
+	handled func() []*brook.SettleError) {
+	t.Helper()
+	topic = b.createTopic(t, 1, nil)
+	group := ackGroup(t, ackAdmin(t, b))
+	ackProduceValues(t, b, topic, 0, 1, "v")
+	var mu sync.Mutex
+	var heard []*brook.SettleError
+	c = ackConsumer(t, b, group, []string{topic}, brook.WithAckMaxBatch(2), brook.WithAckFlushInterval(time.Minute),
+		brook.WithAckFailureHandler(func(e *brook.SettleError) {
+			mu.Lock()
+			heard = append(heard, e)
+			mu.Unlock()
+		}))
+	return c, ackTake(t, c, 1)[0], topic, func() []*brook.SettleError {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(heard)
+	}
+}
+
 // Issue 23, defect 7: a settle the background sender put on the stream before
 // Flush was called, and the broker refused, is reported by Flush (whoever
 // sent it), not only by the failure handler. The record is rejected and then
 // acked: whichever the broker applies first, it refuses the other.
 func TestAckFlushReportsARefusalOfASettleSentInTheBackground(t *testing.T) {
-	b := sharedBroker
-	a := ackAdmin(t, b)
-	topic := b.createTopic(t, 1, nil)
-	group := ackGroup(t, a)
-	ackProduceValues(t, b, topic, 0, 1, "v")
-	var mu sync.Mutex
-	var handled []*brook.SettleError
-	// One background message with both: the batch is full at two, the interval never comes.
-	c := ackConsumer(t, b, group, []string{topic}, brook.WithAckMaxBatch(2), brook.WithAckFlushInterval(time.Minute),
-		brook.WithAckFailureHandler(func(e *brook.SettleError) {
-			mu.Lock()
-			handled = append(handled, e)
-			mu.Unlock()
-		}))
-	r := ackTake(t, c, 1)[0]
+	c, r, topic, handled := ackOneLeasedRecord(t, sharedBroker)
 	if err := c.Reject(r); err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +90,8 @@ func TestAckFlushReportsARefusalOfASettleSentInTheBackground(t *testing.T) {
 	if err := c.Flush(ackCtx(t)); err != nil {
 		t.Errorf("a second Flush: %v, want nil (every refusal is returned once)", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(handled) != 1 {
-		t.Errorf("the failure handler heard %v, want the one refusal", handled)
+	if heard := handled(); len(heard) != 1 {
+		t.Errorf("the failure handler heard %v, want the one refusal", heard)
 	}
 }
 
@@ -124,19 +134,7 @@ func TestAckFlushReportsRefusalsOfAcksQueuedAcrossABrokerRestart(t *testing.T) {
 // later Flush returns the same settles again.
 func TestAckFlushDoesNotReturnASettleAgainThatAnEarlierFlushGaveUpOn(t *testing.T) {
 	b := startBroker(t)
-	a := ackAdmin(t, b)
-	topic := b.createTopic(t, 1, nil)
-	group := ackGroup(t, a)
-	ackProduceValues(t, b, topic, 0, 1, "v")
-	var mu sync.Mutex
-	var handled []*brook.SettleError
-	c := ackConsumer(t, b, group, []string{topic}, brook.WithAckMaxBatch(2), brook.WithAckFlushInterval(time.Minute),
-		brook.WithAckFailureHandler(func(e *brook.SettleError) {
-			mu.Lock()
-			handled = append(handled, e)
-			mu.Unlock()
-		}))
-	r := ackTake(t, c, 1)[0]
+	c, r, _, handled := ackOneLeasedRecord(t, b)
 	b.Freeze() // the message goes out; the broker answers only once thawed
 	thawed := false
 	defer func() {
@@ -161,13 +159,7 @@ func TestAckFlushDoesNotReturnASettleAgainThatAnEarlierFlushGaveUpOn(t *testing.
 	thawed = true
 
 	deadline := time.Now().Add(20 * time.Second)
-	for {
-		mu.Lock()
-		n := len(handled)
-		mu.Unlock()
-		if n > 0 {
-			break
-		}
+	for len(handled()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the broker's later refusal never reached the failure handler")
 		}

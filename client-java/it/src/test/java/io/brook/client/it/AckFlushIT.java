@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -77,15 +78,24 @@ class AckFlushIT {
     }
   }
 
-  @Test
-  void flushReportsARefusalOfASettleTheBackgroundSenderSent() throws Exception {
+  /**
+   * Topic t with one record, and an ack consumer of it whose settles go out in one background
+   * message of two (the batch is full at two, the interval never comes); its failure handler adds
+   * to {@code handled}.
+   */
+  AckConsumer<String, String> consumerOfOneRecord(ConcurrentLinkedQueue<SettleFailure> handled,
+      UnaryOperator<AckConsumerConfig.Builder> more) throws Exception {
     data.createTopic("t", 1);
     admin.createGroup(NewGroup.ackMode("g").withConfig("auto.offset.reset", "earliest"));
     data.produceValues("t", 0, 1, "v");
+    return consumer(more.apply(AckConsumerConfig.builder().broker(broker.address()).group("g").topics("t")
+        .ackMaxBatch(2).ackFlushInterval(Duration.ofMinutes(1)).settleFailureHandler(handled::add)).build());
+  }
+
+  @Test
+  void flushReportsARefusalOfASettleTheBackgroundSenderSent() throws Exception {
     ConcurrentLinkedQueue<SettleFailure> handled = new ConcurrentLinkedQueue<>();
-    AckConsumer<String, String> c = consumer(AckConsumerConfig.builder().broker(broker.address()).group("g")
-        .topics("t").ackMaxBatch(2).ackFlushInterval(Duration.ofMinutes(1)) // one background message with both
-        .settleFailureHandler(handled::add).build());
+    AckConsumer<String, String> c = consumerOfOneRecord(handled, b -> b);
     AckRecord<String, String> r = AckConsumerIT.take(c, 1).get(0);
     c.reject(r); // then the ack: whichever the broker applies first, it refuses the other
     c.ack(r);
@@ -120,13 +130,8 @@ class AckFlushIT {
 
   @Test
   void aSettleFlushGaveUpOnIsNotReturnedAgainWhenTheBrokerAnswersLater() throws Exception {
-    data.createTopic("t", 1);
-    admin.createGroup(NewGroup.ackMode("g").withConfig("auto.offset.reset", "earliest"));
-    data.produceValues("t", 0, 1, "v");
     ConcurrentLinkedQueue<SettleFailure> handled = new ConcurrentLinkedQueue<>();
-    AckConsumer<String, String> c = consumer(AckConsumerConfig.builder().broker(broker.address()).group("g")
-        .topics("t").ackMaxBatch(2).ackFlushInterval(Duration.ofMinutes(1)).requestTimeout(Duration.ofSeconds(1))
-        .settleFailureHandler(handled::add).build());
+    AckConsumer<String, String> c = consumerOfOneRecord(handled, b -> b.requestTimeout(Duration.ofSeconds(1)));
     AckRecord<String, String> r = AckConsumerIT.take(c, 1).get(0);
     broker.freeze(); // the message goes out, the broker answers only once thawed
     try {

@@ -54,6 +54,9 @@ func (c *producerCounters) acknowledged(b *producerBatch) {
 }
 
 func (c *producerCounters) failed(err error, records int) {
+	if records == 0 { // no reason listed with a count of 0
+		return
+	}
 	reason := errorReason(err)
 	c.errMu.Lock()
 	if c.errors == nil {

@@ -12,8 +12,9 @@ import (
 // ErrRecordNotSent, so producing them again makes no duplicate. Records
 // already sent and not answered fail with ErrRecordOutcomeUnknown: they may
 // be written (at most once when idempotent, the default; the producer still
-// finishes them, and Flush waits for them). Both errors match ctx's error too, and wrap the broker's last
-// failure when there was one (errors.Is(err, ErrBrokerUnavailable)).
+// finishes them, and Flush waits for them). Both errors match ctx's error
+// too, and wrap the broker's last failure when there was one
+// (errors.Is(err, ErrBrokerUnavailable)).
 //
 // The records returned are the caller's, set as Produce sets them (Partition,
 // Offset, Timestamp) for the results known when it returns, and never

@@ -111,8 +111,19 @@ func TestAckFlushReportsRefusalsOfAcksQueuedAcrossABrokerRestart(t *testing.T) {
 		brook.WithAckFailureHandler(func(*brook.SettleError) {}))
 	recs := ackTake(t, c, 3)
 	before := c.Stats().SettleMessages
+	reconnects := c.Stats().Reconnects
 
 	b.Kill()
+	// Until the consumer has seen its stream end, an ack may still go out on the
+	// dead stream, whose outcome is then rightly unknown: wait for it, so the
+	// acks are queued with no stream.
+	deadline := time.Now().Add(20 * time.Second)
+	for c.Stats().Reconnects <= reconnects {
+		if time.Now().After(deadline) {
+			t.Fatalf("the consumer did not see its stream end in 20 s: %+v", c.Stats())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	for _, r := range recs {
 		if err := c.Ack(r); err != nil { // queued: no stream to send them on
 			t.Fatal(err)

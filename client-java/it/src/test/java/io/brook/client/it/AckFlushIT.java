@@ -119,8 +119,15 @@ class AckFlushIT {
         .build());
     List<AckRecord<String, String>> records = AckConsumerIT.take(c, 3);
     long before = c.stats().settleMessages();
+    long reconnects = c.stats().reconnects();
 
     broker.kill9();
+    // Until the consumer has seen its stream end, an ack may still go out on the dead stream, whose
+    // outcome is then rightly unknown: wait for it, so the acks are queued with no stream.
+    for (int i = 0; i < 2000 && c.stats().reconnects() <= reconnects; i++) {
+      Thread.sleep(10);
+    }
+    assertThat(c.stats().reconnects()).as("the consumer saw its stream end").isGreaterThan(reconnects);
     records.forEach(c::ack); // queued: no stream to send them on
     broker.restartOnSamePort();
     awaitSettleMessages(c, before); // sent in the background on the new stream (a new member id)

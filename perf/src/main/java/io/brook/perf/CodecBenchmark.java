@@ -3,7 +3,7 @@ package io.brook.perf;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.brook.broker.storage.AppendBatch;
 import io.brook.broker.storage.BatchCodecAccess;
-import io.brook.broker.storage.LogRecord;
+import io.brook.broker.records.LogRecord;
 import io.brook.client.producer.ProduceEncodingAccess;
 import io.brook.protocol.v1.ProduceBatch;
 import io.brook.protocol.v1.ProduceStreamRequest;

@@ -4,7 +4,7 @@ import io.brook.broker.storage.AppendBatch;
 import io.brook.broker.storage.AppendResult;
 import io.brook.broker.storage.ChronicleLog;
 import io.brook.broker.storage.LogOptions;
-import io.brook.broker.storage.LogRecord;
+import io.brook.broker.records.LogRecord;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

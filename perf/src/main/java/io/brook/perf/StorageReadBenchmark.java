@@ -3,7 +3,7 @@ package io.brook.perf;
 import io.brook.broker.storage.AppendBatch;
 import io.brook.broker.storage.ChronicleLog;
 import io.brook.broker.storage.LogOptions;
-import io.brook.broker.storage.LogRecord;
+import io.brook.broker.records.LogRecord;
 import io.brook.broker.storage.ReadResult;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package io.brook.broker.api;
 
 import com.google.protobuf.UnsafeByteOperations;
 import io.brook.broker.storage.BatchReadResult;
-import io.brook.broker.storage.LogRecord;
+import io.brook.broker.records.LogRecord;
 import io.brook.broker.storage.ReadResult;
 import io.brook.broker.topics.Partition;
 import io.brook.protocol.batch.BatchFormat;

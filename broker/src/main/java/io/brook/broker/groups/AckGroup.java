@@ -10,7 +10,7 @@ import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.errors.Ownership;
-import io.brook.broker.storage.LogRecord;
+import io.brook.broker.records.LogRecord;
 import io.brook.broker.storage.ReadResult;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;

@@ -4,7 +4,7 @@ import io.brook.broker.storage.AppendBatch;
 import io.brook.broker.storage.Directories;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.storage.LogOptions;
-import io.brook.broker.storage.LogRecord;
+import io.brook.broker.records.LogRecord;
 import io.brook.broker.storage.PartitionLog;
 import io.brook.broker.storage.ReadResult;
 import io.brook.broker.storage.SegmentRoll;

@@ -1,5 +1,8 @@
 package io.brook.broker.storage;
 
+import io.brook.broker.records.LogRecord;
+import io.brook.broker.records.EncodedRecords;
+import io.brook.broker.records.ProducerStamp;
 import java.util.List;
 
 /**

@@ -1,5 +1,9 @@
 package io.brook.broker.storage;
 
+import io.brook.broker.records.LogRecord;
+import io.brook.broker.records.RecordHeader;
+import io.brook.broker.records.EncodedRecords;
+import io.brook.broker.records.ProducerStamp;
 import static io.brook.protocol.batch.BatchFormat.*;
 
 import io.brook.protocol.batch.BatchFormat;

@@ -1,5 +1,7 @@
 package io.brook.broker.storage;
 
+import io.brook.broker.records.LogRecord;
+import io.brook.broker.records.EncodedRecords;
 import io.brook.protocol.batch.BatchFormat;
 import io.brook.protocol.batch.BatchReader;
 import java.io.File;

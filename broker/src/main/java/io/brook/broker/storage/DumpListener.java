@@ -1,5 +1,7 @@
 package io.brook.broker.storage;
 
+import io.brook.broker.records.LogRecord;
+
 /** What {@link LogDump} finds, in log order: segments, the batches in them, and (if asked) their records. */
 public interface DumpListener {
   /** A new segment starts: its file name and Chronicle cycle number. */

@@ -1,5 +1,7 @@
 package io.brook.broker.storage;
 
+import io.brook.broker.records.ProducerStamp;
+
 /**
  * One stored batch as the offline dump reads it.
  *

@@ -1,5 +1,6 @@
 package io.brook.broker.storage;
 
+import io.brook.broker.records.LogRecord;
 import java.util.List;
 
 /** Records read from a partition, and the offset to read next. */

@@ -1,6 +1,6 @@
 package io.brook.broker.topics;
 
-import io.brook.broker.storage.LogRecord;
+import io.brook.broker.records.LogRecord;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 

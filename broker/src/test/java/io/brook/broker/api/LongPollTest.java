@@ -3,7 +3,7 @@ package io.brook.broker.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.broker.storage.LogFactory;
-import io.brook.broker.storage.LogRecord;
+import io.brook.broker.records.LogRecord;
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.TopicConfig;

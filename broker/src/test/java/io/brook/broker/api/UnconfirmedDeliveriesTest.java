@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.broker.delivery.Delivery;
 import io.brook.broker.delivery.SentDelivery;
-import io.brook.broker.storage.LogRecord;
+import io.brook.broker.records.LogRecord;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -8,7 +8,7 @@ import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.disk.DiskLimits;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.storage.LogFactory;
-import io.brook.broker.storage.LogRecord;
+import io.brook.broker.records.LogRecord;
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.TopicConfig;

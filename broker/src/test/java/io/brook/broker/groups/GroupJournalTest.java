@@ -73,7 +73,7 @@ class GroupJournalTest {
     // journal-2 with a snapshot and no SnapshotEnd: what a crash in the middle of compact() leaves.
     Path partial = dir.resolve("journal-2");
     try (var log = LogFactory.CHRONICLE.open(partial, io.brook.broker.storage.LogOptions.defaults())) {
-      log.append(io.brook.broker.storage.AppendBatch.of(List.of(io.brook.broker.storage.LogRecord.of(null,
+      log.append(io.brook.broker.storage.AppendBatch.of(List.of(io.brook.broker.records.LogRecord.of(null,
           JournalEvent.encode(config()), -1, List.of())), 0));
     }
     GroupJournal.Opened o = GroupJournal.open(dir, LogFactory.CHRONICLE, clock, 1000);

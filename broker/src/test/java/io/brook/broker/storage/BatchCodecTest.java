@@ -1,5 +1,8 @@
 package io.brook.broker.storage;
 
+import io.brook.broker.records.LogRecord;
+import io.brook.broker.records.RecordHeader;
+import io.brook.broker.records.ProducerStamp;
 import io.brook.protocol.batch.BatchReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

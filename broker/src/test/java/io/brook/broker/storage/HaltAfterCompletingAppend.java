@@ -1,5 +1,7 @@
 package io.brook.broker.storage;
 
+import io.brook.broker.records.LogRecord;
+import io.brook.broker.records.ProducerStamp;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.brook.broker.storage;
 
+import io.brook.broker.records.LogRecord;
 import java.nio.file.Path;
 import java.util.List;
 import net.openhft.chronicle.queue.ExcerptAppender;

@@ -1,5 +1,6 @@
 package io.brook.broker.storage;
 
+import io.brook.broker.records.LogRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.RandomAccessFile;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.storage.LogFactory;
-import io.brook.broker.storage.LogRecord;
+import io.brook.broker.records.LogRecord;
 import io.brook.broker.storage.ManualClock;
 import io.brook.broker.storage.SegmentRoll;
 import java.nio.file.Path;
@@ -65,11 +65,11 @@ class PartitionTest {
     Partition p = topics.get("k").partition(0);
     assertThat(p.endOffset()).isEqualTo(4);
     Partition.IdempotentAppend retry = p.appendIdempotent(List.of(LogRecord.of(null, "orphan".getBytes(), t0,
-        List.of())), later.millis(), 10, new io.brook.broker.storage.ProducerStamp(7, (short) 0, 0));
+        List.of())), later.millis(), 10, new io.brook.broker.records.ProducerStamp(7, (short) 0, 0));
     assertThat(retry.duplicate()).isTrue();
     assertThat(retry.result().baseOffset()).isEqualTo(3);
     Partition.IdempotentAppend next = p.appendIdempotent(one(), later.millis(), 10,
-        new io.brook.broker.storage.ProducerStamp(7, (short) 0, 1));
+        new io.brook.broker.records.ProducerStamp(7, (short) 0, 1));
     assertThat(next.duplicate()).isFalse();
     assertThat(next.result().baseOffset()).isEqualTo(4);
   }

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.storage.LogFactory;
-import io.brook.broker.storage.LogRecord;
+import io.brook.broker.records.LogRecord;
 import io.brook.broker.storage.SegmentRoll;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package io.brook.broker.storage;
 
+import io.brook.broker.records.LogRecord;
 import io.brook.protocol.batch.BatchReader;
 import java.util.List;
 import java.util.zip.CRC32C;

@@ -1,4 +1,4 @@
-package io.brook.broker.storage;
+package io.brook.broker.records;
 
 /**
  * The idempotent producer fields stored with every batch (Kafka's producer id, epoch and base

@@ -1,4 +1,4 @@
-package io.brook.broker.storage;
+package io.brook.broker.records;
 
 import java.nio.charset.StandardCharsets;
 

@@ -1,4 +1,4 @@
-package io.brook.broker.storage;
+package io.brook.broker.records;
 
 /**
  * A batch's records already in the stored records section format ({@code BatchFormat}), as a

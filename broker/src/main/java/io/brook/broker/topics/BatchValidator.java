@@ -57,7 +57,7 @@ public final class BatchValidator {
     for (int i = 0; i < records.size(); i++) {
       LogRecord r = records.get(i);
       int size = r.payloadSize();
-      checkRecord(topic, i, size, r.timestamp(), Long.MIN_VALUE, current, where); // timestamps checked above
+      checkSize(topic, i, size, current, where);
       payload += size;
     }
     return new ValidatedBatch(topic, records, null, payload);
@@ -76,7 +76,11 @@ public final class BatchValidator {
       in.wrapRecords(array, batch.offset(), batch.length(), count, batch.baseTimestamp());
       for (int i = 0; in.next(); i++) {
         int size = in.payloadSize();
-        checkRecord(topic, i, size, in.timestamp(), 0, current, where); // every encoded record carries its time
+        checkSize(topic, i, size, current, where);
+        if (in.timestamp() < 0) { // every encoded record carries its time
+          throw new BrokerException(BrokerError.INVALID_RECORD, "record " + i + " of the batch for " + where
+              + " has a negative timestamp " + in.timestamp());
+        }
         for (int h = 0; h < in.headerCount(); h++) {
           if (!Utf8.isValid(array, in.headerNameOffset(h), in.headerNameLength(h))) {
             throw new BrokerException(BrokerError.INVALID_RECORD, "record " + i + " of the batch for " + where
@@ -115,17 +119,12 @@ public final class BatchValidator {
     }
   }
 
-  /** One record's size against max.message.bytes, and its timestamp against the lowest allowed. */
-  private static void checkRecord(Topic topic, int i, int size, long timestamp, long lowestTimestamp,
-      TopicConfig current, String where) {
+  /** One record's size (key, value, headers) against max.message.bytes. */
+  private static void checkSize(Topic topic, int i, int size, TopicConfig current, String where) {
     if (size > current.maxMessageBytes()) {
       throw new BrokerException(BrokerError.RECORD_TOO_LARGE, "record " + i + " of the batch for " + where
           + " is " + size + " bytes; topic " + topic.name() + " takes at most " + current.maxMessageBytes()
           + " (max.message.bytes)");
-    }
-    if (timestamp < lowestTimestamp) {
-      throw new BrokerException(BrokerError.INVALID_RECORD, "record " + i + " of the batch for " + where
-          + " has a negative timestamp " + timestamp);
     }
   }
 

@@ -12,19 +12,21 @@ import java.util.concurrent.ConcurrentHashMap;
  * UNAVAILABLE, which the clients treat as "reconnect", so they resume on the restarted broker.
  * Each action runs at most once: whoever removes it from the set runs it.
  */
-public final class Draining {
+public final class Draining implements io.brook.broker.core.DrainRegistry {
   private final Set<Runnable> open = ConcurrentHashMap.newKeySet();
   private volatile boolean draining;
 
   /** Registers a call's drain action; when the broker already drains, runs it now. */
-  void add(Runnable drain) {
+  @Override
+  public void add(Runnable drain) {
     open.add(drain);
     if (draining && open.remove(drain)) {
       run(drain);
     }
   }
 
-  void remove(Runnable drain) {
+  @Override
+  public void remove(Runnable drain) {
     open.remove(drain);
   }
 

@@ -1,12 +1,12 @@
 package io.brook.broker.api;
 
+import io.brook.broker.core.FetchQuery;
+import io.brook.broker.core.FetchService;
+import io.brook.broker.core.LongPoll;
+import io.brook.broker.core.PartitionRead;
 import io.brook.broker.outbound.OutboundMemory;
-import io.brook.broker.topics.Partition;
-import io.brook.protocol.v1.FetchPartition;
-import io.brook.protocol.v1.FetchRequest;
 import io.brook.protocol.v1.FetchResponse;
 import io.grpc.stub.ServerCallStreamObserver;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -18,10 +18,9 @@ import java.util.concurrent.RejectedExecutionException;
  * waits for records.
  */
 final class FetchCall {
-  private final FetchGrpcService service;
-  private final FetchRequest request;
+  private final FetchService fetch;
+  private final FetchQuery query;
   private final ServerCallStreamObserver<FetchResponse> call;
-  private final int maxRecords;
   private final int maxBytes;
   private final ApiSettings settings;
   private final OutboundMemory.Account account;
@@ -32,13 +31,12 @@ final class FetchCall {
   private boolean over;
   private LongPoll poll;
 
-  FetchCall(FetchGrpcService service, FetchRequest request, ServerCallStreamObserver<FetchResponse> call,
-      int maxRecords, int maxBytes, ApiSettings settings, OutboundMemory.Account account) {
-    this.service = service;
-    this.request = request;
+  FetchCall(FetchService fetch, FetchQuery query, ServerCallStreamObserver<FetchResponse> call, ApiSettings settings,
+      OutboundMemory.Account account) {
+    this.fetch = fetch;
+    this.query = query;
     this.call = call;
-    this.maxRecords = maxRecords;
-    this.maxBytes = maxBytes;
+    this.maxBytes = query.maxBytes();
     this.settings = settings;
     this.account = account;
   }
@@ -50,25 +48,19 @@ final class FetchCall {
   }
 
   private void firstRead() {
-    FetchResponse first;
+    List<PartitionRead> first;
+    LongPoll p;
     try {
-      first = service.read(request, maxRecords, maxBytes);
+      first = fetch.read(query, GrpcAnswerSize.INSTANCE);
+      p = fetch.longPoll(query, first, () -> withMemory(this::lastRead));
     } catch (RuntimeException e) {
       fail(e);
       return;
     }
-    long waitMs = Math.min(request.getMaxWaitMs(), settings.fetchMaxWaitMs());
-    List<Partition> waitOn = waitMs == 0 || FetchGrpcService.hasRecordsOrErrors(first) ? null
-        : service.partitionsOf(request);
-    if (waitOn == null) {
-      answer(first);
+    if (p == null) {
+      answer(FetchGrpcService.toWire(first));
       return;
     }
-    List<Long> offsets = new ArrayList<>();
-    for (FetchPartition fp : request.getPartitionsList()) {
-      offsets.add(fp.getOffset());
-    }
-    LongPoll p = new LongPoll(() -> withMemory(this::lastRead), settings);
     synchronized (this) {
       if (over) {
         return;
@@ -76,7 +68,7 @@ final class FetchCall {
       giveBack(); // a long poll holds no memory while it waits
       poll = p;
     }
-    p.start(waitOn, offsets, waitMs);
+    p.start();
   }
 
   private void lastRead() {
@@ -85,7 +77,7 @@ final class FetchCall {
       return;
     }
     try {
-      answer(service.read(request, maxRecords, maxBytes));
+      answer(FetchGrpcService.toWire(fetch.read(query, GrpcAnswerSize.INSTANCE)));
     } catch (RuntimeException e) {
       fail(e);
     }

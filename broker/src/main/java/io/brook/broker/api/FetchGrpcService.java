@@ -1,8 +1,12 @@
 package io.brook.broker.api;
 
-import io.brook.broker.errors.BrokerException;
-import io.brook.broker.topics.Partition;
-import io.brook.broker.topics.TopicManager;
+import com.google.protobuf.UnsafeByteOperations;
+import io.brook.broker.core.FetchPosition;
+import io.brook.broker.core.FetchQuery;
+import io.brook.broker.core.FetchService;
+import io.brook.broker.core.OffsetLookup;
+import io.brook.broker.core.PartitionRead;
+import io.brook.broker.records.LogRecord;
 import io.brook.protocol.v1.FetchPartition;
 import io.brook.protocol.v1.FetchRequest;
 import io.brook.protocol.v1.FetchResponse;
@@ -19,14 +23,14 @@ import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
 
-/** brook.v1.FetchService: reads by offset, long polls, tails. */
+/** brook.v1.FetchService: the gRPC edge of the core's {@link FetchService} (reads by offset, long polls, tails). */
 public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBase {
-  private final TopicManager topics;
+  private final FetchService fetch;
   private final ApiSettings settings;
   private final OutboundAccounts accounts;
 
-  public FetchGrpcService(TopicManager topics, ApiSettings settings, OutboundAccounts accounts) {
-    this.topics = topics;
+  public FetchGrpcService(FetchService fetch, ApiSettings settings, OutboundAccounts accounts) {
+    this.fetch = fetch;
     this.settings = settings;
     this.accounts = accounts;
   }
@@ -34,8 +38,7 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
   @Override
   public void fetch(FetchRequest request, StreamObserver<FetchResponse> out) {
     ServerCallStreamObserver<FetchResponse> call = (ServerCallStreamObserver<FetchResponse>) out;
-    int maxRecords;
-    int maxBytes;
+    FetchQuery query;
     try {
       if (request.getPartitionsCount() == 0) {
         throw Errors.invalid("a fetch needs at least one partition");
@@ -43,62 +46,40 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
       if (request.getMaxWaitMs() < 0) {
         throw Errors.invalid("max_wait_ms must be >= 0, got " + request.getMaxWaitMs());
       }
-      maxRecords = FetchLimits.maxRecords(request.getMaxRecords());
-      maxBytes = FetchLimits.maxBytes(request.getMaxBytes());
+      List<FetchPosition> positions = new ArrayList<>(request.getPartitionsCount());
+      for (FetchPartition fp : request.getPartitionsList()) {
+        positions.add(new FetchPosition(fp.getTopic(), fp.getPartition(), fp.getOffset()));
+      }
+      query = new FetchQuery(positions, FetchLimits.maxRecords(request.getMaxRecords()),
+          FetchLimits.maxBytes(request.getMaxBytes()), request.getRawBatches(), request.getMaxWaitMs());
     } catch (RuntimeException e) {
       call.onError(Errors.toStatus(e));
       return;
     }
-    new FetchCall(this, request, call, maxRecords, maxBytes, settings, accounts.current()).start();
+    new FetchCall(fetch, query, call, settings, accounts.current()).start();
   }
 
-  /** The partitions to wait on for a long poll, or null when one of them is gone. */
-  List<Partition> partitionsOf(FetchRequest request) {
-    List<Partition> waitOn = new ArrayList<>();
-    try {
-      for (FetchPartition fp : request.getPartitionsList()) {
-        waitOn.add(topics.get(fp.getTopic()).partition(fp.getPartition()));
-      }
-    } catch (RuntimeException e) { // deleted since the read
-      return null;
-    }
-    return waitOn;
-  }
-
-  static boolean hasRecordsOrErrors(FetchResponse r) {
-    for (PartitionRecords p : r.getPartitionsList()) {
-      if (p.getRecordsCount() > 0 || p.getBatchesCount() > 0 || p.getErrorCodeValue() != 0) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Reads every requested partition once, sharing the record, byte and size limits in request order. */
-  FetchResponse read(FetchRequest request, int maxRecords, int maxBytes) {
+  /** The core's reads as a FetchResponse. */
+  static FetchResponse toWire(List<PartitionRead> reads) {
     FetchResponse.Builder response = FetchResponse.newBuilder();
-    RecordsAnswer answer = new RecordsAnswer(maxRecords, maxBytes);
-    for (FetchPartition fp : request.getPartitionsList()) {
-      answer.partition();
-      PartitionRecords.Builder pr = PartitionRecords.newBuilder()
-          .setTopic(fp.getTopic()).setPartition(fp.getPartition()).setNextOffset(fp.getOffset());
-      try {
-        Partition p = topics.get(fp.getTopic()).partition(fp.getPartition());
-        pr.setLogStartOffset(p.startOffset()).setEndOffset(p.endOffset());
-        if (answer.hasRoom()) {
-          if (request.getRawBatches()) {
-            answer.addBatches(p, fp.getOffset(), pr);
-          } else {
-            answer.addRecords(p, fp.getOffset(), pr);
-          }
-          pr.setEndOffset(Math.max(p.endOffset(), pr.getNextOffset()));
-        }
-      } catch (BrokerException e) {
-        pr.setErrorCode(Errors.code(e.error())).setErrorMessage(e.getMessage());
-      }
-      response.addPartitions(pr);
-    }
+    reads.forEach(r -> response.addPartitions(toWire(r)));
     return response.build();
+  }
+
+  /** One partition's read as its PartitionRecords; stored batches are wrapped, not copied. */
+  static PartitionRecords toWire(PartitionRead r) {
+    PartitionRecords.Builder pr = PartitionRecords.newBuilder().setTopic(r.topic()).setPartition(r.partition())
+        .setNextOffset(r.nextOffset()).setLogStartOffset(r.logStartOffset()).setEndOffset(r.endOffset());
+    for (LogRecord record : r.records()) {
+      pr.addRecords(RecordMapper.toWire(record));
+    }
+    for (byte[] batch : r.batches()) {
+      pr.addBatches(UnsafeByteOperations.unsafeWrap(batch));
+    }
+    if (r.error() != null) {
+      pr.setErrorCode(Errors.code(r.error())).setErrorMessage(r.errorMessage());
+    }
+    return pr.build();
   }
 
   @Override
@@ -106,7 +87,7 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
     ServerCallStreamObserver<TailResponse> call = (ServerCallStreamObserver<TailResponse>) out;
     TailSession session;
     try {
-      session = TailSession.open(topics, request, call, settings, accounts.current());
+      session = TailSession.open(fetch, request, call, settings, accounts.current());
     } catch (RuntimeException e) {
       call.onError(Errors.toStatus(e));
       return;
@@ -122,14 +103,12 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
     }
     ListOffsetsResponse.Builder response = ListOffsetsResponse.newBuilder();
     for (OffsetQuery q : request.getQueriesList()) {
-      OffsetAnswer.Builder a = OffsetAnswer.newBuilder().setTopic(q.getTopic()).setPartition(q.getPartition());
-      try {
-        Partition p = topics.get(q.getTopic()).partition(q.getPartition());
-        a.setOffset(Positions.resolve(p, q.hasPosition() ? q.getPosition() : null, p.endOffset()))
-            .setLogStartOffset(p.startOffset())
-            .setEndOffset(p.endOffset());
-      } catch (BrokerException e) {
-        a.setErrorCode(Errors.code(e.error())).setErrorMessage(e.getMessage());
+      OffsetLookup found = fetch.listOffset(q.getTopic(), q.getPartition(),
+          Positions.toCore(q.hasPosition() ? q.getPosition() : null));
+      OffsetAnswer.Builder a = OffsetAnswer.newBuilder().setTopic(found.topic()).setPartition(found.partition())
+          .setOffset(found.offset()).setLogStartOffset(found.logStartOffset()).setEndOffset(found.endOffset());
+      if (found.error() != null) {
+        a.setErrorCode(Errors.code(found.error())).setErrorMessage(found.errorMessage());
       }
       response.addAnswers(a);
     }

@@ -1,8 +1,8 @@
 package io.brook.broker.api;
 
-import io.brook.broker.disk.DiskGuard;
+import io.brook.broker.core.ProduceCall;
+import io.brook.broker.core.ProduceService;
 import io.brook.broker.security.Caller;
-import io.brook.broker.topics.TopicManager;
 import io.brook.protocol.v1.InitProducerRequest;
 import io.brook.protocol.v1.InitProducerResponse;
 import io.brook.protocol.v1.ProduceRequest;
@@ -14,15 +14,15 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.concurrent.CompletableFuture;
 
-/** brook.v1.ProduceService: the edge that turns produce calls into appends. */
+/** brook.v1.ProduceService: the gRPC edge of the core's {@link ProduceService}. */
 public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceImplBase {
-  private final ProduceHandler handler;
+  private final ProduceService produce;
   private final int maxInflight;
   private final ApiSettings settings;
   private final OutboundAccounts accounts;
 
-  public ProduceGrpcService(TopicManager topics, ApiSettings settings, DiskGuard disk, OutboundAccounts accounts) {
-    this.handler = new ProduceHandler(topics, settings, disk);
+  public ProduceGrpcService(ProduceService produce, ApiSettings settings, OutboundAccounts accounts) {
+    this.produce = produce;
     this.maxInflight = settings.produceStreamMaxInflight();
     this.settings = settings;
     this.accounts = accounts;
@@ -30,24 +30,11 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
 
   @Override
   public void initProducer(InitProducerRequest request, StreamObserver<InitProducerResponse> out) {
-    InitProducerResponse response;
-    try {
-      String caller = Caller.principal();
-      long now = settings.clock().millis();
-      if (request.hasProducerId()) {
-        short epoch = settings.producerIds().bump(request.getProducerId(), caller, now);
-        response = InitProducerResponse.newBuilder().setProducerId(request.getProducerId()).setProducerEpoch(epoch)
-            .build();
-      } else {
-        response = InitProducerResponse.newBuilder().setProducerId(settings.producerIds().allocate(caller, now))
-            .setProducerEpoch(0).build();
-      }
-    } catch (RuntimeException e) {
-      out.onError(Errors.toStatus(e));
-      return;
-    }
-    out.onNext(response);
-    out.onCompleted();
+    Unary.answer(out, () -> {
+      ProduceCall.Producer p = produce.initProducer(Caller.principal(),
+          request.hasProducerId() ? request.getProducerId() : null);
+      return InitProducerResponse.newBuilder().setProducerId(p.id()).setProducerEpoch(p.epoch()).build();
+    });
   }
 
   @Override
@@ -55,7 +42,7 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
     long arrived = System.nanoTime();
     CompletableFuture<ProduceResponse> answer;
     try {
-      answer = handler.forCaller(Caller.principal()).handle(request);
+      answer = mapper().handle(request);
     } catch (RuntimeException e) {
       out.onError(Errors.toStatus(e));
       return;
@@ -73,8 +60,12 @@ public final class ProduceGrpcService extends ProduceServiceGrpc.ProduceServiceI
 
   @Override
   public StreamObserver<ProduceStreamRequest> produceStream(StreamObserver<ProduceStreamResponse> responses) {
-    return new ProduceStream(handler.forCaller(Caller.principal()),
-        (ServerCallStreamObserver<ProduceStreamResponse>) responses, maxInflight,
+    return new ProduceStream(mapper(), (ServerCallStreamObserver<ProduceStreamResponse>) responses, maxInflight,
         settings.draining(), settings.observer(), accounts.current(), settings.readExecutor());
+  }
+
+  /** The mapper for the calling principal: a call, or every request of a stream. */
+  private ProduceMapper mapper() {
+    return new ProduceMapper(produce, settings.observer(), Caller.principal());
   }
 }

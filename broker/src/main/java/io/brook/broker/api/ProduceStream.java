@@ -26,7 +26,7 @@ import java.util.concurrent.CompletableFuture;
 final class ProduceStream implements StreamObserver<ProduceStreamRequest> {
   private record Pending(long correlationId, CompletableFuture<ProduceResponse> answer) {}
 
-  private final ProduceHandler handler;
+  private final ProduceMapper handler;
   private final ServerCallStreamObserver<ProduceStreamResponse> call;
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
   private final Draining draining;
@@ -45,7 +45,7 @@ final class ProduceStream implements StreamObserver<ProduceStreamRequest> {
   private boolean stopping;
   private boolean closed;
 
-  ProduceStream(ProduceHandler handler, ServerCallStreamObserver<ProduceStreamResponse> call, int maxInflight,
+  ProduceStream(ProduceMapper handler, ServerCallStreamObserver<ProduceStreamResponse> call, int maxInflight,
       Draining draining, ApiObserver observer, OutboundMemory.Account account, Executor executor) {
     this.handler = handler;
     this.call = call;

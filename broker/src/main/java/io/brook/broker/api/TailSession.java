@@ -1,10 +1,10 @@
 package io.brook.broker.api;
 
 import com.google.common.util.concurrent.MoreExecutors;
+import io.brook.broker.core.FetchService;
+import io.brook.broker.core.PartitionRead;
+import io.brook.broker.core.TailCursor;
 import io.brook.broker.outbound.OutboundMemory;
-import io.brook.broker.topics.Partition;
-import io.brook.broker.topics.TopicManager;
-import io.brook.protocol.v1.PartitionRecords;
 import io.brook.protocol.v1.TailPartition;
 import io.brook.protocol.v1.TailRequest;
 import io.brook.protocol.v1.TailResponse;
@@ -40,13 +40,11 @@ final class TailSession {
   private OutboundMemory.Waiter waiter;
 
   private final class Cursor {
-    final Partition partition;
-    long next;
+    final TailCursor at;
     final Runnable waiter = TailSession.this::schedule;
 
-    Cursor(Partition partition, long next) {
-      this.partition = partition;
-      this.next = next;
+    Cursor(TailCursor at) {
+      this.at = at;
     }
   }
 
@@ -61,7 +59,7 @@ final class TailSession {
     this.account = account;
   }
 
-  static TailSession open(TopicManager topics, TailRequest request, ServerCallStreamObserver<TailResponse> call,
+  static TailSession open(FetchService fetch, TailRequest request, ServerCallStreamObserver<TailResponse> call,
       ApiSettings settings, OutboundMemory.Account account) {
     if (request.getPartitionsCount() == 0) {
       throw Errors.invalid("a tail needs at least one partition");
@@ -71,9 +69,8 @@ final class TailSession {
         FetchLimits.maxRecords(request.getMaxRecords()), FetchLimits.maxBytes(request.getMaxBytes()),
         settings.draining(), account);
     for (TailPartition tp : request.getPartitionsList()) {
-      Partition p = topics.get(tp.getTopic()).partition(tp.getPartition());
-      long start = Positions.resolve(p, tp.hasStart() ? tp.getStart() : null, p.endOffset());
-      cursors.add(session.new Cursor(p, start));
+      cursors.add(session.new Cursor(fetch.tail(tp.getTopic(), tp.getPartition(),
+          Positions.toCore(tp.hasStart() ? tp.getStart() : null), GrpcAnswerSize.INSTANCE)));
     }
     return session;
   }
@@ -83,7 +80,7 @@ final class TailSession {
     call.setOnReadyHandler(this::schedule);
     call.setOnCancelHandler(() -> {
       finished = true;
-      cursors.forEach(c -> c.partition.cancelWaiter(c.waiter));
+      cursors.forEach(c -> c.at.cancelWait(c.waiter));
       draining.remove(drainAction);
       serial.execute(this::releaseAll);
     });
@@ -98,7 +95,7 @@ final class TailSession {
         return;
       }
       finished = true;
-      cursors.forEach(c -> c.partition.cancelWaiter(c.waiter));
+      cursors.forEach(c -> c.at.cancelWait(c.waiter));
       releaseAll();
       call.onError(Draining.shuttingDown());
     });
@@ -122,12 +119,12 @@ final class TailSession {
         }
         if (!sendOne()) {
           for (Cursor c : cursors) {
-            if (!c.partition.whenDataBeyond(c.next, c.waiter)) {
+            if (!c.at.waitForRecords(c.waiter)) {
               break; // data arrived meanwhile: the waiter scheduled another drain
             }
           }
           if (finished) { // cancelled while registering: the cancel handler may have run before us
-            cursors.forEach(c -> c.partition.cancelWaiter(c.waiter));
+            cursors.forEach(c -> c.at.cancelWait(c.waiter));
           }
           releaseAll(); // nothing to send: an idle tail holds no memory
           return;
@@ -135,7 +132,7 @@ final class TailSession {
       }
     } catch (RuntimeException e) {
       finished = true;
-      cursors.forEach(c -> c.partition.cancelWaiter(c.waiter));
+      cursors.forEach(c -> c.at.cancelWait(c.waiter));
       draining.remove(drainAction);
       releaseAll();
       call.onError(Errors.toStatus(e));
@@ -169,20 +166,13 @@ final class TailSession {
   private boolean sendOne() {
     for (int i = 0; i < cursors.size(); i++) {
       Cursor c = cursors.get((turn + i) % cursors.size());
-      RecordsAnswer answer = new RecordsAnswer(maxRecords, maxBytes);
-      answer.partition();
-      PartitionRecords.Builder pr = PartitionRecords.newBuilder()
-          .setTopic(c.partition.topic().name())
-          .setPartition(c.partition.index());
-      answer.addRecords(c.partition, c.next, pr);
-      if (answer.records() == 0) {
+      PartitionRead read = c.at.read(maxRecords, maxBytes);
+      if (read.records().isEmpty()) {
         continue;
       }
-      pr.setLogStartOffset(c.partition.startOffset()).setEndOffset(c.partition.endOffset());
-      TailResponse message = TailResponse.newBuilder().setRecords(pr).build();
+      TailResponse message = TailResponse.newBuilder().setRecords(FetchGrpcService.toWire(read)).build();
       resize(message.getSerializedSize() + AnswerCap.FRAME_HEADER);
       call.onNext(message);
-      c.next = pr.getNextOffset();
       turn = (turn + i + 1) % cursors.size();
       return true;
     }

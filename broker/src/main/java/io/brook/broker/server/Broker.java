@@ -13,6 +13,9 @@ import io.brook.broker.api.ReadinessInterceptor;
 import io.brook.broker.api.RequestGuard;
 import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
+import io.brook.broker.core.FetchService;
+import io.brook.broker.core.ProduceService;
+import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.disk.ActiveWriters;
 import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.disk.DiskLimits;
@@ -31,6 +34,7 @@ import io.brook.broker.producers.ProducerIds;
 import io.brook.broker.security.BrokerSecurity;
 import io.brook.broker.storage.DataDirectoryLock;
 import io.brook.broker.storage.LogFactory;
+import io.brook.broker.topics.BatchValidator;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Retention;
 import io.brook.broker.topics.Topic;
@@ -137,9 +141,12 @@ public final class Broker implements AutoCloseable {
       outbound = outboundMemory(config);
       OutboundAccounts accounts = new OutboundAccounts(outbound);
       metrics = new BrokerMetrics(topics, groups, disk, retention, connections::open, draining::open, outbound);
-      ApiSettings settings = new ApiSettings(config.get(BrokerKeys.MAX_BATCH_RECORDS),
-          config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), config.get(BrokerKeys.FETCH_MAX_WAIT_MS), clock,
-          readExecutor, timer, flusher, producerIds, draining, metrics.rpc());
+      ApiSettings settings = new ApiSettings(config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), readExecutor,
+          draining, metrics.rpc());
+      ProduceService produce = new ProduceService(topics, new BatchValidator(config.get(BrokerKeys.MAX_BATCH_RECORDS)),
+          disk, flusher, producerIds, clock);
+      FetchService fetch = new FetchService(topics, config.get(BrokerKeys.FETCH_MAX_WAIT_MS), readExecutor, timer,
+          draining);
       shutdownGraceMs = config.get(BrokerKeys.SHUTDOWN_GRACE_MS);
       producerExpirationMs = config.get(BrokerKeys.PRODUCER_ID_EXPIRATION_MS);
       producerMaintenanceMs = config.get(BrokerKeys.PRODUCER_MAINTENANCE_INTERVAL_MS);
@@ -167,9 +174,9 @@ public final class Broker implements AutoCloseable {
           .permitKeepAliveWithoutCalls(true)
           .keepAliveTime(60, TimeUnit.SECONDS)
           .keepAliveTimeout(20, TimeUnit.SECONDS)
-          .addService(api(new ProduceGrpcService(topics, settings, disk, accounts), withAuth(gate)))
-          .addService(api(new FetchGrpcService(topics, settings, accounts), withAuth(gate)))
-          .addService(api(new AdminGrpcService(topics, disk), withAuth(gate)))
+          .addService(api(new ProduceGrpcService(produce, settings, accounts), withAuth(gate)))
+          .addService(api(new FetchGrpcService(fetch, settings, accounts), withAuth(gate)))
+          .addService(api(new AdminGrpcService(new TopicAdmin(topics, disk)), withAuth(gate)))
           .addService(api(new GroupGrpcService(groups,
               config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS)),
               withAuth(address, gate)))

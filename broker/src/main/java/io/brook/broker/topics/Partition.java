@@ -6,7 +6,6 @@ import io.brook.broker.producers.ProducerState;
 import io.brook.broker.storage.AppendBatch;
 import io.brook.broker.storage.AppendResult;
 import io.brook.broker.storage.BatchReadResult;
-import io.brook.broker.records.EncodedRecords;
 import io.brook.broker.records.LogRecord;
 import io.brook.broker.storage.OffsetOutOfRangeException;
 import io.brook.broker.storage.PartitionLog;
@@ -15,6 +14,7 @@ import io.brook.broker.storage.ReadResult;
 import io.brook.broker.storage.SegmentInfo;
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.storage.StorageException;
+import io.brook.broker.topics.BatchValidator.ValidatedBatch;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -75,21 +75,17 @@ public final class Partition {
   /** What an idempotent append did: appended, or recognized a retry and answered the first write. */
   public record IdempotentAppend(AppendResult result, boolean duplicate) {}
 
-  /** Appends an idempotent producer's batch unless it repeats one of the producer's last five. */
-  public IdempotentAppend appendIdempotent(List<LogRecord> records, long nowMs, int maxBatchRecords,
-      ProducerStamp stamp) {
+  /**
+   * Appends an idempotent producer's batch unless it repeats one of the producer's last five.
+   *
+   * @param batch checked against this partition's topic by {@link BatchValidator}
+   */
+  public IdempotentAppend appendIdempotent(ValidatedBatch batch, long nowMs, ProducerStamp stamp) {
     checkOpen();
-    topic.checkRecords(records, maxBatchRecords, name());
-    return appendIdempotent(new AppendBatch(records, nowMs, topic.config().logAppendTime(), stamp));
+    return appendIdempotent(toAppend(batch, nowMs, stamp), batch.payloadBytes());
   }
 
-  /** As {@link #appendIdempotent(List, long, int, ProducerStamp)}, for records checked by {@link Topic#checkEncoded}. */
-  public IdempotentAppend appendIdempotent(EncodedRecords records, long nowMs, ProducerStamp stamp) {
-    checkOpen();
-    return appendIdempotent(AppendBatch.encoded(records, nowMs, topic.config().logAppendTime(), stamp));
-  }
-
-  private IdempotentAppend appendIdempotent(AppendBatch batch) {
+  private IdempotentAppend appendIdempotent(AppendBatch batch, long payloadBytes) {
     ProducerStamp stamp = batch.producer();
     int count = batch.recordCount();
     synchronized (producers) {
@@ -98,7 +94,7 @@ public final class Partition {
         return new IdempotentAppend(new AppendResult(earlier.baseOffset(), earlier.count(), earlier.appendTimeMs(),
             startOffset()), true);
       }
-      AppendResult r = appendChecked(batch);
+      AppendResult r = appendChecked(batch, payloadBytes);
       producers.record(stamp.producerId(), stamp.epoch(), stamp.baseSequence(), count, r.baseOffset(),
           r.appendTimeMs());
       return new IdempotentAppend(r, false);
@@ -159,33 +155,35 @@ public final class Partition {
   }
 
   /**
-   * Checks and appends one batch.
+   * Appends one batch.
    *
-   * @param maxBatchRecords the broker's limit on records per batch
+   * @param batch checked against this partition's topic by {@link BatchValidator}
    */
-  public AppendResult append(List<LogRecord> records, long nowMs, int maxBatchRecords) {
+  public AppendResult append(ValidatedBatch batch, long nowMs) {
     checkOpen();
-    topic.checkRecords(records, maxBatchRecords, name());
-    return appendChecked(new AppendBatch(records, nowMs, topic.config().logAppendTime(), ProducerStamp.NONE));
+    return appendChecked(toAppend(batch, nowMs, ProducerStamp.NONE), batch.payloadBytes());
   }
 
   /**
-   * Appends a dead letter: a record its own topic accepted, with headers naming its origin added. It
-   * is not held to this topic's max.message.bytes: a record its topic took must always be
-   * dead-letterable, and the origin headers make it larger than it was.
+   * Appends a dead letter: a record its own topic accepted, with headers naming its origin added
+   * (see {@link BatchValidator#deadLetter} for why it is held to none of this topic's limits).
    */
   public AppendResult appendDeadLetter(LogRecord record, long nowMs) {
-    checkOpen();
-    return appendChecked(new AppendBatch(List.of(record), nowMs, topic.config().logAppendTime(), ProducerStamp.NONE));
+    return append(BatchValidator.deadLetter(topic, record), nowMs);
   }
 
-  /** Appends records a producer sent encoded, once {@link Topic#checkEncoded} has checked them. */
-  public AppendResult append(EncodedRecords records, long nowMs) {
-    checkOpen();
-    return appendChecked(AppendBatch.encoded(records, nowMs, topic.config().logAppendTime(), ProducerStamp.NONE));
+  /** The batch for the log; one checked against another topic's limits is a programming error. */
+  private AppendBatch toAppend(ValidatedBatch batch, long nowMs, ProducerStamp stamp) {
+    if (batch.topic() != topic) {
+      throw new IllegalArgumentException("a batch validated for topic " + batch.topic().name() + " (id "
+          + batch.topic().id() + ") cannot be appended to " + name() + " (id " + topic.id() + ")");
+    }
+    boolean logAppendTime = topic.config().logAppendTime();
+    return batch.encoded() != null ? AppendBatch.encoded(batch.encoded(), nowMs, logAppendTime, stamp)
+        : new AppendBatch(batch.listed(), nowMs, logAppendTime, stamp);
   }
 
-  private AppendResult appendChecked(AppendBatch batch) {
+  private AppendResult appendChecked(AppendBatch batch, long payloadBytes) {
     AppendResult result;
     try {
       result = partitionLog.append(batch);
@@ -193,11 +191,7 @@ public final class Partition {
       checkOpen();
       throw new BrokerException(BrokerError.STORAGE_ERROR, "append to " + name() + " failed: " + e.getMessage());
     }
-    if (batch.encoded() != null) {
-      topic.traffic().produced(batch.recordCount(), batch.encoded().payloadBytes());
-    } else {
-      topic.traffic().produced(batch.records());
-    }
+    topic.traffic().produced(batch.recordCount(), payloadBytes);
     wakeWaiters();
     return result;
   }

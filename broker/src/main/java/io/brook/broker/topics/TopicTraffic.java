@@ -20,10 +20,6 @@ public final class TopicTraffic {
     producedBytes.add(bytes);
   }
 
-  void produced(List<LogRecord> records) {
-    produced(records.size(), payload(records));
-  }
-
   /**
    * Records handed to a consumer: a fetch answer, a tail stream, an ack-mode delivery. The bytes are
    * their payload, or for a raw-batch answer the stored batches sent (decoding them to count would

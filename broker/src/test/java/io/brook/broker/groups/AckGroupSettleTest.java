@@ -44,7 +44,7 @@ class AckGroupSettleTest {
     for (int i = 0; i < 10; i++) {
       records.add(LogRecord.of(null, new byte[] {(byte) i}, -1, List.of()));
     }
-    p.append(records, System.currentTimeMillis(), 1000);
+    io.brook.broker.topics.Appends.append(p, records);
     // A disk that never fills; dispatch runs on the calling thread: deliveries are there when connect returns.
     DiskGuard disk = new DiskGuard(() -> Long.MAX_VALUE, new DiskLimits(0, 0, 0, 60_000), () -> 0,
         (from, to, message) -> { }, dir.toString());

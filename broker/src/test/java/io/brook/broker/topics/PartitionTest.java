@@ -64,11 +64,11 @@ class PartitionTest {
     topics.recover();
     Partition p = topics.get("k").partition(0);
     assertThat(p.endOffset()).isEqualTo(4);
-    Partition.IdempotentAppend retry = p.appendIdempotent(List.of(LogRecord.of(null, "orphan".getBytes(), t0,
-        List.of())), later.millis(), 10, new io.brook.broker.records.ProducerStamp(7, (short) 0, 0));
+    Partition.IdempotentAppend retry = p.appendIdempotent(Appends.valid(p, List.of(LogRecord.of(null,
+        "orphan".getBytes(), t0, List.of()))), later.millis(), new io.brook.broker.records.ProducerStamp(7, (short) 0, 0));
     assertThat(retry.duplicate()).isTrue();
     assertThat(retry.result().baseOffset()).isEqualTo(3);
-    Partition.IdempotentAppend next = p.appendIdempotent(one(), later.millis(), 10,
+    Partition.IdempotentAppend next = p.appendIdempotent(Appends.valid(p, one()), later.millis(),
         new io.brook.broker.records.ProducerStamp(7, (short) 0, 1));
     assertThat(next.duplicate()).isFalse();
     assertThat(next.result().baseOffset()).isEqualTo(4);
@@ -82,7 +82,7 @@ class PartitionTest {
       throw new IllegalStateException("executor shut down");
     });
     p.whenDataBeyond(0, ran::incrementAndGet);
-    assertThat(p.append(one(), System.currentTimeMillis(), 10).baseOffset()).isZero();
+    assertThat(Appends.append(p, one()).baseOffset()).isZero();
     assertThat(ran.get()).isEqualTo(1);
     assertThat(p.waiterCount()).isZero();
   }
@@ -90,18 +90,30 @@ class PartitionTest {
   @Test
   void aDeletedTopicsPartitionAnswersUnknownTopicAndRunsNewWaitersAtOnce() {
     Partition p = topics.create("gone", 1, Map.of()).partition(0);
-    p.append(one(), System.currentTimeMillis(), 10);
+    Appends.append(p, one());
     AtomicInteger woken = new AtomicInteger();
     p.whenDataBeyond(1, woken::incrementAndGet); // a caught-up tail
     topics.delete("gone");
     assertThat(woken.get()).as("waiters are woken by the delete").isEqualTo(1);
     for (Runnable call : List.<Runnable>of(() -> p.read(0, 10, 100), () -> p.read(1, 10, 100),
-        () -> p.append(one(), 0, 10), () -> p.offsetForTimestamp(0), p::flush)) {
+        () -> p.append(Appends.valid(p, one()), 0), () -> p.offsetForTimestamp(0), p::flush)) {
       assertThatThrownBy(call::run).isInstanceOfSatisfying(BrokerException.class,
           e -> assertThat(e.error()).isEqualTo(BrokerError.UNKNOWN_TOPIC));
     }
     assertThat(p.whenDataBeyond(1, woken::incrementAndGet)).as("no data will ever come: run at once").isFalse();
     assertThat(woken.get()).isEqualTo(2);
     assertThat(p.waiterCount()).isZero();
+  }
+
+  /** Only what was checked against a partition's own topic is appended there: another's limits may be looser. */
+  @Test
+  void aBatchValidatedForAnotherTopicIsNotAppended() {
+    Partition loose = topics.create("loose", 1, Map.of("max.message.bytes", "1000000")).partition(0);
+    Partition strict = topics.create("strict", 1, Map.of("max.message.bytes", "10")).partition(0);
+    BatchValidator.ValidatedBatch big = Appends.valid(loose, List.of(LogRecord.of(null, new byte[100], -1,
+        List.of())));
+    assertThatThrownBy(() -> strict.append(big, System.currentTimeMillis()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("validated for topic loose");
+    assertThat(strict.endOffset()).isZero();
   }
 }

@@ -79,7 +79,7 @@ class TopicManagerTest {
     for (String v : values) {
       records.add(LogRecord.of(null, v.getBytes(StandardCharsets.UTF_8), -1, List.of()));
     }
-    topic.partition(partition).append(records, System.currentTimeMillis(), 1000);
+    Appends.append(topic.partition(partition), records);
   }
 
   private static List<String> values(Partition p) {

@@ -1,10 +1,12 @@
-package io.brook.broker.api;
+package io.brook.broker.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.brook.broker.api.Draining;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.records.LogRecord;
 import io.brook.broker.storage.SegmentRoll;
+import io.brook.broker.topics.Appends;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.TopicConfig;
 import io.brook.broker.topics.TopicManager;
@@ -29,7 +31,7 @@ class LongPollTest {
   Partition partition;
   ExecutorService reads = Executors.newFixedThreadPool(2);
   ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-  ApiSettings settings;
+  Draining draining = new Draining();
 
   @BeforeEach
   void setUp() {
@@ -37,7 +39,6 @@ class LongPollTest {
         InstantSource.system());
     topics.recover();
     partition = topics.create("t", 1, Map.of()).partition(0);
-    settings = new ApiSettings(1000, 8, 30_000, InstantSource.system(), reads, timer, null, null, new Draining(), ApiObserver.NONE);
   }
 
   @AfterEach
@@ -52,7 +53,7 @@ class LongPollTest {
     int polls = 2000;
     CountDownLatch answered = new CountDownLatch(polls);
     for (int i = 0; i < polls; i++) {
-      new LongPoll(answered::countDown, settings).start(List.of(partition), List.of(0L), i % 3);
+      poll(answered::countDown, timer, i % 3).start();
     }
     assertThat(answered.await(30, TimeUnit.SECONDS)).isTrue();
     assertThat(partition.waiterCount()).isZero();
@@ -71,10 +72,9 @@ class LongPollTest {
       }
     };
     try {
-      ApiSettings immediate = new ApiSettings(1000, 8, 30_000, InstantSource.system(), reads, inline, null, null, new Draining(), ApiObserver.NONE);
       CountDownLatch answered = new CountDownLatch(100);
       for (int i = 0; i < 100; i++) {
-        new LongPoll(answered::countDown, immediate).start(List.of(partition), List.of(0L), 0);
+        poll(answered::countDown, inline, 0).start();
       }
       assertThat(answered.await(30, TimeUnit.SECONDS)).isTrue();
       assertThat(partition.waiterCount()).isZero();
@@ -89,15 +89,15 @@ class LongPollTest {
     CountDownLatch answered = new CountDownLatch(polls);
     int[] answers = new int[1];
     for (int i = 0; i < polls; i++) {
-      new LongPoll(() -> {
+      poll(() -> {
         synchronized (answers) {
           answers[0]++;
         }
         answered.countDown();
-      }, settings).start(List.of(partition), List.of(0L), 60_000);
+      }, timer, 60_000).start();
     }
     assertThat(partition.waiterCount()).isEqualTo(polls);
-    partition.append(List.of(LogRecord.of(null, new byte[] {1}, -1, List.of())), System.currentTimeMillis(), 10);
+    Appends.append(partition, List.of(LogRecord.of(null, new byte[] {1}, -1, List.of())));
     assertThat(answered.await(30, TimeUnit.SECONDS)).isTrue();
     Thread.sleep(100);
     synchronized (answers) {
@@ -108,10 +108,14 @@ class LongPollTest {
 
   @Test
   void aCancelledPollRemovesItsWaiter() {
-    LongPoll poll = new LongPoll(() -> {}, settings);
-    poll.start(List.of(partition), List.of(0L), 60_000);
+    LongPoll poll = poll(() -> {}, timer, 60_000);
+    poll.start();
     assertThat(partition.waiterCount()).isEqualTo(1);
     poll.cancel();
     assertThat(partition.waiterCount()).isZero();
+  }
+
+  private LongPoll poll(Runnable answer, ScheduledExecutorService timer, long waitMs) {
+    return new LongPoll(answer, reads, timer, draining, List.of(partition), List.of(0L), waitMs);
   }
 }

@@ -1,8 +1,10 @@
-package io.brook.broker.api;
+package io.brook.broker.core;
 
 import io.brook.broker.topics.Partition;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -15,23 +17,34 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the poll fired meanwhile (an append can fire it from another thread), so no waiter outlives its
  * poll on an idle partition.
  */
-final class LongPoll {
+public final class LongPoll {
   private final AtomicBoolean done = new AtomicBoolean();
   private final List<Partition> partitions = new CopyOnWriteArrayList<>();
   private final Runnable waiter = this::fire;
   /** A shutdown answers the poll now with what is there, instead of after its wait. */
   private final Runnable drain = this::fire;
   private final Runnable answer;
-  private final ApiSettings settings;
+  private final Executor readExecutor;
+  private final ScheduledExecutorService timer;
+  private final DrainRegistry draining;
+  private final List<Partition> waitOn;
+  private final List<Long> offsets;
+  private final long waitMs;
   private volatile ScheduledFuture<?> timeout;
 
-  LongPoll(Runnable answer, ApiSettings settings) {
+  /** Waits on each (partition, offset) for records beyond it, at most waitMs. */
+  LongPoll(Runnable answer, Executor readExecutor, ScheduledExecutorService timer, DrainRegistry draining,
+      List<Partition> waitOn, List<Long> offsets, long waitMs) {
     this.answer = answer;
-    this.settings = settings;
+    this.readExecutor = readExecutor;
+    this.timer = timer;
+    this.draining = draining;
+    this.waitOn = waitOn;
+    this.offsets = offsets;
+    this.waitMs = waitMs;
   }
 
-  /** Waits on each (partition, offset) and at most waitMs. */
-  void start(List<Partition> waitOn, List<Long> offsets, long waitMs) {
+  public void start() {
     for (int i = 0; i < waitOn.size() && !done.get(); i++) {
       Partition p = waitOn.get(i);
       partitions.add(p);
@@ -41,10 +54,10 @@ final class LongPoll {
       removeWaiters(); // fired while registering: drop what was registered after the firing
       return;
     }
-    timeout = settings.timer().schedule(this::fire, waitMs, TimeUnit.MILLISECONDS);
-    settings.draining().add(drain);
+    timeout = timer.schedule(this::fire, waitMs, TimeUnit.MILLISECONDS);
+    draining.add(drain);
     if (done.get()) {
-      settings.draining().remove(drain); // fired before it was registered: cancel() could not remove it
+      draining.remove(drain); // fired before it was registered: cancel() could not remove it
     }
   }
 
@@ -53,13 +66,13 @@ final class LongPoll {
       return;
     }
     cancel();
-    settings.readExecutor().execute(answer);
+    readExecutor.execute(answer);
   }
 
   /** Removes the waiters and the timeout (also when the client gives up). */
-  void cancel() {
+  public void cancel() {
     done.set(true);
-    settings.draining().remove(drain);
+    draining.remove(drain);
     ScheduledFuture<?> t = timeout;
     if (t != null) {
       t.cancel(false);

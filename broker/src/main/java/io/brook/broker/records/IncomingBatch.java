@@ -1,0 +1,40 @@
+package io.brook.broker.records;
+
+import java.util.List;
+
+/**
+ * A batch of records as a producer sent it, before anything checked it: one case per form a door
+ * can receive. Every case goes through {@code topics.BatchValidator} once, and only what it returns
+ * can be appended. The Kafka door adds its record batch (v2) as a further case.
+ */
+public sealed interface IncomingBatch {
+  /** How many records the producer says the batch holds. */
+  int recordCount();
+
+  /**
+   * Records listed one by one (gRPC {@code ProduceBatch.records}).
+   *
+   * @param records each with the timestamp its producer gave, or {@link #NO_TIMESTAMP} for the append
+   *     time; any other negative timestamp is refused (in the log, a negative one means the append time)
+   */
+  record Listed(List<LogRecord> records) implements IncomingBatch {
+    /** A record sent without a timestamp: it gets the append time. */
+    public static final long NO_TIMESTAMP = Long.MIN_VALUE;
+
+    @Override
+    public int recordCount() {
+      return records.size();
+    }
+  }
+
+  /**
+   * Records already in the stored records-section format (gRPC {@code ProduceBatch.encoded_records},
+   * D31), read in place in the request's memory: nothing here is trusted until validated.
+   *
+   * @param array holds the section at {@code [offset, offset + length)}
+   * @param recordCount the count the producer declares; the section must hold exactly that many
+   * @param baseTimestamp what the records' timestamp deltas are from
+   */
+  record Encoded(byte[] array, int offset, int length, int recordCount, long baseTimestamp)
+      implements IncomingBatch {}
+}

@@ -3,6 +3,7 @@ package io.brook.broker.api;
 import io.brook.broker.delivery.AckMember;
 import io.brook.broker.groups.AckGroup;
 import io.brook.broker.groups.GroupManager;
+import io.brook.broker.groups.Settlement;
 import io.brook.broker.security.Caller;
 import io.brook.protocol.v1.AckServiceGrpc;
 import io.brook.protocol.v1.Nack;
@@ -41,38 +42,38 @@ public final class AckGrpcService extends AckServiceGrpc.AckServiceImplBase {
     Unary.answer(out, () -> {
       AckGroup group = groups.ackGroup(request.getGroup(), false);
       AckMember member = group.member(request.getMemberId(), Caller.principal());
-      List<AckGroup.Failure> failures = group.settle(member, ranges(request.getAcksList()),
-          nacks(request.getNacksList()), extensions(request.getExtensionsList()));
+      List<Settlement.Failure> failures = group.settle(member, new Settlement(ranges(request.getAcksList()),
+          nacks(request.getNacksList()), extensions(request.getExtensionsList())));
       SettleResponse.Builder b = SettleResponse.newBuilder();
       failures.forEach(f -> b.addFailures(failure(f)));
       return b.build();
     });
   }
 
-  static List<AckGroup.OffsetRange> ranges(List<OffsetRange> wire) {
-    List<AckGroup.OffsetRange> out = new ArrayList<>(wire.size());
+  static List<Settlement.Range> ranges(List<OffsetRange> wire) {
+    List<Settlement.Range> out = new ArrayList<>(wire.size());
     wire.forEach(r -> out.add(range(r)));
     return out;
   }
 
-  static AckGroup.OffsetRange range(OffsetRange r) {
+  static Settlement.Range range(OffsetRange r) {
     long last = r.hasLastOffset() ? r.getLastOffset() : r.getFirstOffset();
-    return new AckGroup.OffsetRange(r.getTopic(), r.getPartition(), r.getFirstOffset(), last);
+    return new Settlement.Range(r.getTopic(), r.getPartition(), r.getFirstOffset(), last);
   }
 
-  static List<AckGroup.Nack> nacks(List<Nack> wire) {
-    List<AckGroup.Nack> out = new ArrayList<>(wire.size());
-    wire.forEach(n -> out.add(new AckGroup.Nack(range(n.getRange()), n.getDelayMs(), n.getReject())));
+  static List<Settlement.Nack> nacks(List<Nack> wire) {
+    List<Settlement.Nack> out = new ArrayList<>(wire.size());
+    wire.forEach(n -> out.add(new Settlement.Nack(range(n.getRange()), n.getDelayMs(), n.getReject())));
     return out;
   }
 
-  static List<AckGroup.Extension> extensions(List<LeaseExtension> wire) {
-    List<AckGroup.Extension> out = new ArrayList<>(wire.size());
-    wire.forEach(e -> out.add(new AckGroup.Extension(range(e.getRange()), e.getLeaseMs())));
+  static List<Settlement.Extension> extensions(List<LeaseExtension> wire) {
+    List<Settlement.Extension> out = new ArrayList<>(wire.size());
+    wire.forEach(e -> out.add(new Settlement.Extension(range(e.getRange()), e.getLeaseMs())));
     return out;
   }
 
-  static SettleFailure failure(AckGroup.Failure f) {
+  static SettleFailure failure(Settlement.Failure f) {
     OffsetRange.Builder r = OffsetRange.newBuilder().setTopic(f.topic()).setPartition(f.partition())
         .setFirstOffset(f.first());
     if (f.last() != f.first()) {

@@ -1,11 +1,15 @@
 package io.brook.broker.api;
 
+import io.brook.broker.groups.CommitOutcome;
+import io.brook.broker.groups.CommitRequest;
 import io.brook.broker.groups.CommittedOffset;
 import io.brook.broker.groups.Group;
 import io.brook.broker.groups.GroupManager;
 import io.brook.broker.groups.GroupManager.ResetTo;
 import io.brook.broker.groups.GroupMode;
 import io.brook.broker.groups.GroupView;
+import io.brook.broker.groups.JoinRequest;
+import io.brook.broker.groups.JoinResult;
 import io.brook.broker.groups.OffsetGroup;
 import io.brook.broker.groups.TopicPartition;
 import io.brook.broker.security.Caller;
@@ -74,7 +78,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
 
   @Override
   public void joinGroup(JoinGroupRequest request, StreamObserver<JoinGroupResponse> out) {
-    CompletableFuture<OffsetGroup.JoinResult> joined;
+    CompletableFuture<JoinResult> joined;
     OffsetGroup group;
     try {
       checkMember("JoinGroup", request.getGroup(), request.getTopicsList(), request.getClientId());
@@ -89,7 +93,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
         throw Errors.invalid("rebalance_timeout_ms must be >= 1 (0: " + DEFAULT_REBALANCE_TIMEOUT_MS + ")");
       }
       group = groups.offsetGroup(request.getGroup(), true);
-      joined = group.join(new OffsetGroup.JoinRequest(request.getMemberId(), request.getClientId(),
+      joined = group.join(new JoinRequest(request.getMemberId(), request.getClientId(),
           ClientAddress.current(), request.getTopicsList(), session, rebalance, Caller.principal()));
     } catch (RuntimeException e) {
       out.onError(Errors.toStatus(e));
@@ -174,13 +178,13 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
     Unary.answer(out, () -> {
       boolean outsider = request.getMemberId().isEmpty() && request.getGeneration() == 0;
       OffsetGroup group = groups.offsetGroup(request.getGroup(), outsider);
-      List<OffsetGroup.CommitRequest> offsets = new ArrayList<>();
+      List<CommitRequest> offsets = new ArrayList<>();
       for (OffsetCommit c : request.getOffsetsList()) {
-        offsets.add(new OffsetGroup.CommitRequest(new TopicPartition(c.getTopic(), c.getPartition()), c.getOffset(),
+        offsets.add(new CommitRequest(new TopicPartition(c.getTopic(), c.getPartition()), c.getOffset(),
             c.getMetadata()));
       }
       CommitOffsetsResponse.Builder b = CommitOffsetsResponse.newBuilder();
-      for (OffsetGroup.CommitOutcome o : group.commit(request.getMemberId(), request.getGeneration(), offsets,
+      for (CommitOutcome o : group.commit(request.getMemberId(), request.getGeneration(), offsets,
           Caller.principal())) {
         CommitResult.Builder r = CommitResult.newBuilder().setTopic(o.tp().topic()).setPartition(o.tp().partition());
         if (o.error() != null) {

@@ -6,6 +6,7 @@ import io.brook.broker.delivery.SentDelivery;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.groups.AckGroup;
 import io.brook.broker.groups.GroupManager;
+import io.brook.broker.groups.Settlement;
 import io.brook.broker.outbound.OutboundMemory;
 import io.brook.broker.security.Caller;
 import io.brook.protocol.v1.FlowControl;
@@ -104,8 +105,8 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     long seq = request.getSettleSeq();
     if (request.getAcksCount() + request.getNacksCount() + request.getExtensionsCount() > 0 || seq > 0) {
       synchronized (group) {
-        List<AckGroup.Failure> failures = group.settle(member, AckGrpcService.ranges(request.getAcksList()),
-            AckGrpcService.nacks(request.getNacksList()), AckGrpcService.extensions(request.getExtensionsList()));
+        List<Settlement.Failure> failures = group.settle(member, new Settlement(AckGrpcService.ranges(request.getAcksList()),
+            AckGrpcService.nacks(request.getNacksList()), AckGrpcService.extensions(request.getExtensionsList())));
         if ((!failures.isEmpty() || seq > 0) && !ended) {
           ReceiveResponse.Builder b = ReceiveResponse.newBuilder().setSettledSeq(Math.max(0, seq));
           failures.forEach(f -> b.addFailures(AckGrpcService.failure(f)));

@@ -19,8 +19,4 @@ public record Settlement(List<Range> acks, List<Nack> nacks, List<Extension> ext
 
   /** Offsets of a range that could not be settled, and why. */
   public record Failure(String topic, int partition, long first, long last, BrokerError error, String message) {}
-
-  public boolean isEmpty() {
-    return acks.isEmpty() && nacks.isEmpty() && extensions.isEmpty();
-  }
 }

@@ -189,6 +189,11 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, ReceiveStr
   }
 
   @Override
+  public boolean open() {
+    return !ended;
+  }
+
+  @Override
   public void deliver(List<Delivery> deliveries) {
     if (ended) {
       return;
@@ -201,7 +206,6 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, ReceiveStr
     // More than granted: the records' framing beyond their payload, or one record alone.
     account.resize(granted.getAndSet(0), size);
     inTransport += size;
-    receiver.sent(deliveries, System.nanoTime());
     try {
       for (ReceiveResponse m : messages) {
         out.onNext(m);

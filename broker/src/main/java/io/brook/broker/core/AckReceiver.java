@@ -4,6 +4,7 @@ import io.brook.broker.delivery.AckMember;
 import io.brook.broker.delivery.Delivery;
 import io.brook.broker.delivery.SentDelivery;
 import io.brook.broker.delivery.UnconfirmedDeliveries;
+import io.brook.broker.errors.BrokerException;
 import io.brook.broker.groups.AckGroup;
 import io.brook.broker.groups.Settlement;
 import java.util.List;
@@ -23,7 +24,7 @@ public final class AckReceiver {
   /** Guarded by the group's monitor. */
   private final UnconfirmedDeliveries unconfirmed = new UnconfirmedDeliveries();
   private volatile AckMember member;
-  private ReceiveStream stream;
+  private Sink sink;
 
   AckReceiver(AckGroup group, ReceiveStart start, FlowLimits limits) {
     this.group = group;
@@ -37,8 +38,8 @@ public final class AckReceiver {
    */
   public void connect(ReceiveStream to, Consumer<String> joined) {
     synchronized (group) {
-      stream = to;
-      AckMember m = group.connect(start.clientId(), start.topics(), to, limits.maxRecords(), limits.maxBytes(),
+      sink = new Sink(to);
+      AckMember m = group.connect(start.clientId(), start.topics(), sink, limits.maxRecords(), limits.maxBytes(),
           start.address(), start.principal());
       member = m;
       joined.accept(m.id());
@@ -73,11 +74,6 @@ public final class AckReceiver {
     group.requestDispatch();
   }
 
-  /** {@code deliveries} went out at {@code nanos} (System.nanoTime). Under the group's monitor. */
-  public void sent(List<Delivery> deliveries, long nanos) {
-    unconfirmed.sent(deliveries, nanos);
-  }
-
   /** The transport wrote everything sent so far. Under the group's monitor. */
   public void written(long nanos) {
     unconfirmed.written(nanos);
@@ -103,7 +99,44 @@ public final class AckReceiver {
         group.undeliver(m, notOutlived);
       }
       release.run();
-      group.disconnect(m, stream);
+      group.disconnect(m, sink);
+    }
+  }
+
+  /** The group's side of the stream: notes what goes out before the stream sends it. */
+  private final class Sink implements AckMember.Sink, AckGroup.Closeable {
+    private final ReceiveStream stream;
+
+    Sink(ReceiveStream stream) {
+      this.stream = stream;
+    }
+
+    @Override
+    public long sendableBytes() {
+      return stream.sendableBytes();
+    }
+
+    @Override
+    public void deliver(List<Delivery> deliveries) {
+      if (stream.open()) { // noted first: a stream that fails while sending takes them back
+        unconfirmed.sent(deliveries, System.nanoTime());
+      }
+      stream.deliver(deliveries);
+    }
+
+    @Override
+    public void unused() {
+      stream.unused();
+    }
+
+    @Override
+    public void replaced(BrokerException why) {
+      stream.replaced(why);
+    }
+
+    @Override
+    public void shutDown(String why) {
+      stream.shutDown(why);
     }
   }
 }

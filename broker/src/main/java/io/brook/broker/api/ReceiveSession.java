@@ -1,48 +1,39 @@
 package io.brook.broker.api;
 
-import io.brook.broker.delivery.AckMember;
+import io.brook.broker.core.AckReceiver;
+import io.brook.broker.core.AckService;
+import io.brook.broker.core.ReceiveStart;
+import io.brook.broker.core.ReceiveStream;
 import io.brook.broker.delivery.Delivery;
-import io.brook.broker.delivery.SentDelivery;
 import io.brook.broker.errors.BrokerException;
-import io.brook.broker.groups.AckGroup;
-import io.brook.broker.groups.GroupManager;
 import io.brook.broker.outbound.OutboundMemory;
 import io.brook.broker.security.Caller;
-import io.brook.protocol.v1.FlowControl;
-import io.brook.protocol.v1.LeasedRecord;
-import io.brook.protocol.v1.LeasedRecords;
 import io.brook.protocol.v1.ReceiveRequest;
 import io.brook.protocol.v1.ReceiveResponse;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One member's Receive stream. The first message joins (creating the ack group when absent); the
- * broker answers with the member id, then leased records whenever the group's dispatch finds room
- * under the member's flow control. Everything sent goes out under the group's monitor, so sends
- * never interleave.
+ * One member's Receive stream, the gRPC side of an {@link AckReceiver}. The first message joins
+ * (creating the ack group when absent); the broker answers with the member id, then leased records
+ * whenever the group's dispatch finds room under the member's flow control. Everything sent goes
+ * out under the group's monitor, so sends never interleave.
  *
  * <p>The stream takes records only when it can send them: its transport wrote everything sent before
  * ({@code isReady} with a one-byte threshold) and memory for a message is reserved on its
  * connection's {@link OutboundMemory.Account}. So a member that stops reading holds at most one
  * dispatch's records here, and a message never exceeds {@link AnswerCap} unless it carries a single
- * record. Deliveries the stream did not outlive ({@link UnconfirmedDeliveries}) do not count as
- * attempts when it fails, or ends for a member without a client id.
+ * record.
  */
-final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.Sink, AckGroup.Closeable {
-  static final long DEFAULT_MAX_RECORDS = 1000;
-  static final long DEFAULT_MAX_BYTES = 100L << 20;
-
-  private final GroupManager groups;
+final class ReceiveSession implements StreamObserver<ReceiveRequest>, ReceiveStream {
+  private final AckService acks;
   private final ServerCallStreamObserver<ReceiveResponse> out;
   private final String address;
   private final OutboundMemory.Account account;
-  private volatile AckGroup group;
-  private volatile AckMember member;
+  private volatile AckReceiver receiver;
   private volatile boolean ended;
   private final Draining draining;
   /** Also before the first request joined a group, which the groups' own close would miss. */
@@ -56,12 +47,10 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
   private boolean owed;
   /** Memory of messages sent and maybe not yet written. */
   private long inTransport;
-  /** What went out that the member may not have got: taken back, not counted, if the stream fails. */
-  private final UnconfirmedDeliveries unconfirmed = new UnconfirmedDeliveries();
 
-  ReceiveSession(GroupManager groups, ServerCallStreamObserver<ReceiveResponse> out, String address,
+  ReceiveSession(AckService acks, ServerCallStreamObserver<ReceiveResponse> out, String address,
       Draining draining, OutboundMemory.Account account) {
-    this.groups = groups;
+    this.acks = acks;
     this.out = out;
     this.address = address;
     this.draining = draining;
@@ -82,11 +71,11 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
       return;
     }
     try {
-      if (member == null) {
+      if (receiver == null) {
         join(request); // then its settles, if any: a member taking over its leases may ack them at once
       } else if (request.hasFlowControl()) {
-        long[] fc = flowControl(request.getFlowControl());
-        group.flowControl(member, fc[0], fc[1]);
+        receiver.flowControl(request.getFlowControl().getMaxOutstandingRecords(),
+            request.getFlowControl().getMaxOutstandingBytes());
       }
       settle(request);
     } catch (RuntimeException e) {
@@ -103,19 +92,18 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
   private void settle(ReceiveRequest request) {
     long seq = request.getSettleSeq();
     if (request.getAcksCount() + request.getNacksCount() + request.getExtensionsCount() > 0 || seq > 0) {
-      synchronized (group) {
-        List<AckGroup.Failure> failures = group.settle(member, AckGrpcService.ranges(request.getAcksList()),
-            AckGrpcService.nacks(request.getNacksList()), AckGrpcService.extensions(request.getExtensionsList()));
-        if ((!failures.isEmpty() || seq > 0) && !ended) {
-          ReceiveResponse.Builder b = ReceiveResponse.newBuilder().setSettledSeq(Math.max(0, seq));
-          failures.forEach(f -> b.addFailures(AckGrpcService.failure(f)));
-          ReceiveResponse answer = b.build();
-          int size = answer.getSerializedSize() + AnswerCap.FRAME_HEADER;
-          account.force(size); // an answer owed to a request read: requests wait for the transport instead
-          inTransport += size;
-          out.onNext(answer);
-        }
-      }
+      receiver.settle(AckGrpcService.settlement(request.getAcksList(), request.getNacksList(),
+          request.getExtensionsList()), failures -> {
+            if ((!failures.isEmpty() || seq > 0) && !ended) {
+              ReceiveResponse.Builder b = ReceiveResponse.newBuilder().setSettledSeq(Math.max(0, seq));
+              failures.forEach(f -> b.addFailures(AckGrpcService.failure(f)));
+              ReceiveResponse answer = b.build();
+              int size = answer.getSerializedSize() + AnswerCap.FRAME_HEADER;
+              account.force(size); // an answer owed to a request read: requests wait for the transport instead
+              inTransport += size;
+              out.onNext(answer);
+            }
+          });
     }
   }
 
@@ -131,54 +119,39 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
   }
 
   private void join(ReceiveRequest first) {
-    GroupGrpcService.checkMember("the first ReceiveRequest", first.getGroup(), first.getTopicsList(),
-        first.getClientId());
-    long[] fc = flowControl(first.getFlowControl());
-    groups.checkTopicsExist(first.getTopicsList()); // before the group is created on demand
-    AckGroup g = groups.ackGroup(first.getGroup(), true);
-    synchronized (g) { // the member id goes out before any record can
-      group = g;
-      AckMember m = g.connect(first.getClientId(), first.getTopicsList(), this, fc[0], fc[1], address,
-          Caller.principal());
-      member = m;
-      out.onNext(ReceiveResponse.newBuilder().setMemberId(m.id()).setConfirmsSettles(true).build());
-    }
-  }
-
-  private static long[] flowControl(FlowControl fc) {
-    if (fc.getMaxOutstandingRecords() < 0 || fc.getMaxOutstandingBytes() < 0) {
-      throw Errors.invalid("flow control limits must be >= 0 (0: the default)");
-    }
-    long records = fc.getMaxOutstandingRecords() == 0 ? DEFAULT_MAX_RECORDS : fc.getMaxOutstandingRecords();
-    long bytes = fc.getMaxOutstandingBytes() == 0 ? DEFAULT_MAX_BYTES : fc.getMaxOutstandingBytes();
-    return new long[] {records, bytes};
+    AckReceiver r = acks.open(new ReceiveStart(first.getGroup(), first.getTopicsList(), first.getClientId(),
+        first.getFlowControl().getMaxOutstandingRecords(), first.getFlowControl().getMaxOutstandingBytes(), address,
+        Caller.principal()));
+    receiver = r;
+    // The member id goes out before any record can.
+    r.connect(this, id -> out.onNext(ReceiveResponse.newBuilder().setMemberId(id).setConfirmsSettles(true).build()));
   }
 
   /** The transport wrote what was queued: that memory is free and those deliveries arrived. */
   private void onReady() {
-    AckGroup g = group;
-    if (g == null) {
+    AckReceiver r = receiver;
+    if (r == null) {
       return;
     }
-    synchronized (g) {
+    r.locked(() -> {
       if (!ended && out.isReady()) {
         written();
       }
-    }
+    });
     synchronized (this) {
       if (owed && !ended && out.isReady()) {
         owed = false;
         out.request(1);
       }
     }
-    g.requestDispatch();
+    r.requestDispatch();
   }
 
   /** Everything sent so far is written (the transport is ready): its memory goes back. */
   private void written() {
     account.release(inTransport);
     inTransport = 0;
-    unconfirmed.written(System.nanoTime());
+    receiver.written(System.nanoTime());
   }
 
   @Override
@@ -209,10 +182,15 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
       account.release(granted.getAndSet(0));
       return;
     }
-    AckGroup g = group;
-    if (g != null) {
-      g.requestDispatch();
+    AckReceiver r = receiver;
+    if (r != null) {
+      r.requestDispatch();
     }
+  }
+
+  @Override
+  public boolean open() {
+    return !ended;
   }
 
   @Override
@@ -220,7 +198,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     if (ended) {
       return;
     }
-    List<ReceiveResponse> messages = messages(deliveries);
+    List<ReceiveResponse> messages = LeasedRecordMessages.of(deliveries);
     long size = 0;
     for (ReceiveResponse m : messages) {
       size += m.getSerializedSize() + AnswerCap.FRAME_HEADER;
@@ -228,7 +206,6 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     // More than granted: the records' framing beyond their payload, or one record alone.
     account.resize(granted.getAndSet(0), size);
     inTransport += size;
-    unconfirmed.sent(deliveries, System.nanoTime());
     try {
       for (ReceiveResponse m : messages) {
         out.onNext(m);
@@ -243,47 +220,6 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
     account.release(granted.getAndSet(0));
   }
 
-  /** The deliveries as messages of at most the cap each (one record alone may be larger). */
-  private static List<ReceiveResponse> messages(List<Delivery> deliveries) {
-    List<ReceiveResponse> out = new ArrayList<>(1);
-    ReceiveResponse.Builder b = ReceiveResponse.newBuilder();
-    LeasedRecords.Builder current = null;
-    int size = 0;
-    int records = 0;
-    for (Delivery d : deliveries) {
-      LeasedRecord r = LeasedRecord.newBuilder().setRecord(RecordMapper.toWire(d.record()))
-          .setDeliveryAttempt(d.attempt()).setLeaseDeadlineMs(d.leaseDeadlineMs()).build();
-      int recordSize = AnswerCap.fieldSize(LeasedRecords.RECORDS_FIELD_NUMBER, r);
-      boolean samePartition = current != null && current.getTopic().equals(d.topic())
-          && current.getPartition() == d.partition();
-      int added = recordSize + (samePartition ? 0 : AnswerCap.PARTITION_OVERHEAD);
-      if (records > 0 && size + added > AnswerCap.BYTES) {
-        b.addBatches(current);
-        out.add(b.build());
-        b = ReceiveResponse.newBuilder();
-        current = null;
-        size = 0;
-        records = 0;
-        samePartition = false;
-        added = recordSize + AnswerCap.PARTITION_OVERHEAD;
-      }
-      if (!samePartition) {
-        if (current != null) {
-          b.addBatches(current);
-        }
-        current = LeasedRecords.newBuilder().setTopic(d.topic()).setPartition(d.partition());
-      }
-      current.addRecords(r);
-      size += added;
-      records++;
-    }
-    if (current != null) {
-      b.addBatches(current);
-      out.add(b.build());
-    }
-    return out;
-  }
-
   @Override
   public void replaced(BrokerException why) {
     fail(Errors.toStatus(why)); // ABORTED, with its ErrorInfo like every other error of the broker
@@ -295,14 +231,12 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
   }
 
   private void fail(RuntimeException status) {
-    AckGroup g = group;
-    if (g == null) {
+    AckReceiver r = receiver;
+    if (r == null) {
       endWith(status);
       return;
     }
-    synchronized (g) {
-      endWith(status);
-    }
+    r.locked(() -> endWith(status));
     gone(false);
   }
 
@@ -319,26 +253,17 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
   }
 
   /**
-   * The stream is over. The deliveries it did not outlive (written less than a second ago, or not
-   * yet) do not count as attempts when it {@code failed} (the client reset it, the connection
-   * broke), nor whenever its member hands its leases back as its stream ends (no client id): a
-   * member that closes right after its last acks is not charged for what the broker sent it
-   * meanwhile. A member with a client id that ends its stream cleanly keeps its leases, and so
-   * they count.
+   * The stream is over: the receiver takes back what it did not outlive, as its rule says, and the
+   * memory the stream held goes back.
    */
   private void gone(boolean failed) {
     ended = true;
     draining.remove(drain);
-    AckGroup g = group;
-    AckMember m = member;
-    if (g == null || m == null) {
+    AckReceiver r = receiver;
+    if (r == null) {
       return; // it never joined: nothing was sent or reserved
     }
-    synchronized (g) {
-      List<SentDelivery> notOutlived = unconfirmed.endedAt(System.nanoTime());
-      if (failed || !m.keepsLeases()) {
-        g.undeliver(m, notOutlived);
-      }
+    r.end(failed, () -> {
       OutboundMemory.Waiter w = waiter;
       waiter = null;
       if (w != null) {
@@ -346,8 +271,7 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
       }
       account.release(inTransport + granted.getAndSet(0));
       inTransport = 0;
-      g.disconnect(m, this);
-    }
+    });
   }
 
   @Override
@@ -358,14 +282,14 @@ final class ReceiveSession implements StreamObserver<ReceiveRequest>, AckMember.
   @Override
   public void onCompleted() {
     draining.remove(drain);
-    AckGroup g = group;
-    if (g != null) {
-      synchronized (g) {
+    AckReceiver r = receiver;
+    if (r != null) {
+      r.locked(() -> {
         if (!ended) {
           ended = true;
           out.onCompleted();
         }
-      }
+      });
       gone(false);
     } else if (!ended) {
       ended = true;

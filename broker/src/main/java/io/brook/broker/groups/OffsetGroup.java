@@ -1,12 +1,10 @@
 package io.brook.broker.groups;
 
-import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.errors.Ownership;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -27,10 +25,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class OffsetGroup extends Group {
   private static final Logger log = LoggerFactory.getLogger(OffsetGroup.class);
-  static final int MAX_METADATA_BYTES = 4096;
 
-  private final Map<String, Member> members = new LinkedHashMap<>();
-  private final Map<Integer, CommittedOffset> commits = new HashMap<>();
+  private final Map<String, OffsetMember> members = new LinkedHashMap<>();
+  private final OffsetCommits commits;
   private Map<TopicPartition, String> owners = new HashMap<>();
   private Map<String, Integer> assignedPartitionCounts = Map.of();
   private GroupState state = GroupState.EMPTY;
@@ -39,45 +36,9 @@ public final class OffsetGroup extends Group {
   /** The broker is stopping: heartbeats are answered at once, none is held. */
   private boolean membersClosed;
 
-  /** What a member gets when a rebalance completes. */
-  /** {@code unknownTopics}: the member's topics that did not exist when the generation was made. */
-  public record JoinResult(String memberId, int generation, List<TopicPartition> assignment, int heartbeatIntervalMs,
-      List<String> unknownTopics) {}
-
-  /**
-   * A join request, checked by {@link GroupManager}.
-   *
-   * @param owner the caller's principal (null with auth off)
-   */
-  public record JoinRequest(String memberId, String clientId, String address, List<String> topics,
-      long sessionTimeoutMs, long rebalanceTimeoutMs, String owner) {}
-
-  private static final class Member {
-    final String id;
-    /** The principal that made it (null with auth off): only it may rejoin, heartbeat, commit or leave as it. */
-    final String owner;
-    String clientId;
-    String address;
-    List<String> topics;
-    long sessionTimeoutMs;
-    long rebalanceTimeoutMs;
-    long lastHeartbeatMs;
-    CompletableFuture<JoinResult> pendingJoin;
-    /** A heartbeat held until a rebalance starts or {@link #heldUntilMs}: answers rejoin. */
-    CompletableFuture<Boolean> heldHeartbeat;
-    long heldUntilMs;
-    // Whether a join of this member was ever answered: until then its client does not know its id.
-    boolean answered;
-    List<TopicPartition> assignment = List.of();
-
-    Member(String id, String owner) {
-      this.id = id;
-      this.owner = owner;
-    }
-  }
-
   OffsetGroup(String name, GroupContext ctx, GroupConfig config) {
     super(name, ctx, config);
+    this.commits = new OffsetCommits(this);
   }
 
   @Override
@@ -102,10 +63,10 @@ public final class OffsetGroup extends Group {
   /** Joins or rejoins; the future completes when the rebalance does. */
   public synchronized CompletableFuture<JoinResult> join(JoinRequest request) {
     long now = ctx.clock().millis();
-    Member m;
+    OffsetMember m;
     if (request.memberId().isEmpty()) {
       String prefix = request.clientId().isEmpty() ? "member" : request.clientId();
-      m = new Member(prefix + "-" + UUID.randomUUID(), request.owner());
+      m = new OffsetMember(prefix + "-" + UUID.randomUUID(), request.owner());
       members.put(m.id, m);
       log.info("Group {}: member {} joined ({} members)", name, m.id, members.size());
     } else {
@@ -134,8 +95,8 @@ public final class OffsetGroup extends Group {
    * heartbeat nor leave, and the group would otherwise wait for it until its session timed out.
    */
   public synchronized void joinCancelled(CompletableFuture<JoinResult> join) {
-    Member gone = null;
-    for (Member m : members.values()) {
+    OffsetMember gone = null;
+    for (OffsetMember m : members.values()) {
       if (m.pendingJoin == join) {
         m.pendingJoin = null;
         if (!m.answered) {
@@ -161,7 +122,7 @@ public final class OffsetGroup extends Group {
    */
   public synchronized CompletableFuture<Boolean> heartbeat(String memberId, int memberGeneration, long maxWaitMs,
       String caller) {
-    Member m = member(memberId, caller);
+    OffsetMember m = member(memberId, caller);
     long now = ctx.clock().millis();
     m.lastHeartbeatMs = now;
     if (state == GroupState.REBALANCING) {
@@ -170,7 +131,7 @@ public final class OffsetGroup extends Group {
     if (memberGeneration != generation) {
       throw illegalGeneration(memberGeneration);
     }
-    answerHeldHeartbeat(m, false); // a newer heartbeat supersedes it
+    m.answerHeldHeartbeat(false); // a newer heartbeat supersedes it
     if (maxWaitMs <= 0 || membersClosed) {
       return CompletableFuture.completedFuture(false);
     }
@@ -181,23 +142,15 @@ public final class OffsetGroup extends Group {
 
   /** The caller of a held heartbeat went away: nothing to answer. */
   public synchronized void heartbeatCancelled(CompletableFuture<Boolean> heartbeat) {
-    for (Member m : members.values()) {
+    for (OffsetMember m : members.values()) {
       if (m.heldHeartbeat == heartbeat) {
         m.heldHeartbeat = null;
       }
     }
   }
 
-  private static void answerHeldHeartbeat(Member m, boolean rejoin) {
-    CompletableFuture<Boolean> held = m.heldHeartbeat;
-    m.heldHeartbeat = null;
-    if (held != null) {
-      held.complete(rejoin);
-    }
-  }
-
   public synchronized void leave(String memberId, String caller) {
-    Member m = member(memberId, caller);
+    OffsetMember m = member(memberId, caller);
     members.remove(memberId);
     if (m.pendingJoin != null) {
       m.pendingJoin.completeExceptionally(unknownMember(memberId));
@@ -209,11 +162,6 @@ public final class OffsetGroup extends Group {
     log.info("Group {}: member {} left ({} members)", name, memberId, members.size());
     membershipShrank(ctx.clock().millis(), "member " + memberId + " left");
   }
-
-  /** Per-partition outcome of a commit: null on success. */
-  public record CommitOutcome(TopicPartition tp, BrokerException error) {}
-
-  public record CommitRequest(TopicPartition tp, long offset, String metadata) {}
 
   /** @param caller the caller's principal (null with auth off): a member commits only as itself */
   public synchronized List<CommitOutcome> commit(String memberId, int memberGeneration, List<CommitRequest> offsets,
@@ -229,59 +177,18 @@ public final class OffsetGroup extends Group {
         throw illegalGeneration(memberGeneration);
       }
     }
-    ctx.disk().check(DiskWrite.GROUP_COMMIT); // before anything changes: new keys are named in the same write
-    long now = ctx.clock().millis();
-    List<CommitOutcome> outcomes = new ArrayList<>();
-    List<JournalEvent> events = new ArrayList<>();
-    Map<Integer, CommittedOffset> done = new HashMap<>();
-    for (CommitRequest c : offsets) {
-      try {
-        Partition p = ctx.topics().get(c.tp().topic()).partition(c.tp().partition());
-        long end = p.endOffset();
-        if (c.offset() < 0 || c.offset() > end) {
-          throw error(BrokerError.OFFSET_OUT_OF_RANGE, c.tp() + ": cannot commit offset " + c.offset()
-              + ", the valid range is [0, " + end + "] (the end offset)");
-        }
-        int metadataBytes = c.metadata().getBytes(StandardCharsets.UTF_8).length; // the limit is Kafka's, in bytes
-        if (metadataBytes > MAX_METADATA_BYTES) {
-          throw error(BrokerError.INVALID_REQUEST, c.tp() + ": metadata of " + metadataBytes + " bytes (UTF-8) is "
-              + "longer than " + MAX_METADATA_BYTES + " bytes");
-        }
-        int key = keyOf(p, events);
-        CommittedOffset co = new CommittedOffset(c.offset(), c.metadata(), now);
-        events.add(new JournalEvent.Commit(key, co.offset(), co.timeMs(), co.metadata()));
-        done.put(key, co);
-        outcomes.add(new CommitOutcome(c.tp(), null));
-      } catch (BrokerException e) {
-        outcomes.add(new CommitOutcome(c.tp(), e));
-      }
-    }
-    commits.putAll(done); // before the append: an append that compacts snapshots the state, this commit included
-    write(events);
-    return outcomes;
+    return commits.commit(offsets);
   }
 
-  /** Committed offsets, for the partitions asked for (all committed ones when empty). */
+  /** Every committed offset of the group. */
   public synchronized Map<TopicPartition, CommittedOffset> committed() {
-    Map<TopicPartition, CommittedOffset> out = new TreeMap<>();
-    commits.forEach((key, co) -> out.put(keyed(key).tp(), co));
-    return out;
+    return commits.all();
   }
 
-  /** Sets offsets while the group is empty (reset); returns what was set. */
+  /** Sets offsets while the group is empty (reset). */
   synchronized void setOffsets(Map<Partition, Long> offsets) {
     requireEmpty("reset the offsets of");
-    ctx.disk().check(DiskWrite.GROUP_RESET);
-    long now = ctx.clock().millis();
-    List<JournalEvent> events = new ArrayList<>();
-    Map<Integer, CommittedOffset> done = new HashMap<>();
-    offsets.forEach((p, offset) -> {
-      int key = keyOf(p, events);
-      events.add(new JournalEvent.Commit(key, offset, now, ""));
-      done.put(key, new CommittedOffset(offset, "", now));
-    });
-    commits.putAll(done); // before the append, as in commit()
-    write(events);
+    commits.set(offsets);
   }
 
   synchronized void requireEmpty(String action) {
@@ -294,12 +201,12 @@ public final class OffsetGroup extends Group {
   @Override
   synchronized void tick(long now) {
     List<String> expired = new ArrayList<>();
-    for (Member m : members.values()) {
+    for (OffsetMember m : members.values()) {
       if (m.heldHeartbeat != null && now >= m.heldUntilMs) {
         // Its call was open all along: the member is alive until now, however late this tick runs
         // (the timer thread may stall), and its next heartbeat follows this answer.
         m.lastHeartbeatMs = now;
-        answerHeldHeartbeat(m, false);
+        m.answerHeldHeartbeat(false);
       }
       if (m.pendingJoin == null && m.heldHeartbeat == null && now - m.lastHeartbeatMs > m.sessionTimeoutMs) {
         expired.add(m.id);
@@ -339,7 +246,7 @@ public final class OffsetGroup extends Group {
     long timeout = members.values().stream().mapToLong(m -> m.rebalanceTimeoutMs).max().orElse(0);
     rebalanceDeadlineMs = now + timeout;
     log.info("Group {}: rebalancing (generation {}): {}", name, generation, why);
-    members.values().forEach(m -> answerHeldHeartbeat(m, true)); // the others hear of it now, not at their next heartbeat
+    members.values().forEach(m -> m.answerHeldHeartbeat(true)); // the others hear of it now, not at their next heartbeat
   }
 
   private void maybeComplete(long now) {
@@ -373,7 +280,7 @@ public final class OffsetGroup extends Group {
     Map<String, List<TopicPartition>> assignment = Assignor.assign(subscriptions, assignedPartitionCounts, owners);
     owners = new HashMap<>();
     state = GroupState.STABLE;
-    for (Member m : members.values()) {
+    for (OffsetMember m : members.values()) {
       m.assignment = List.copyOf(assignment.get(m.id));
       m.assignment.forEach(tp -> owners.put(tp, m.id));
       m.lastHeartbeatMs = now;
@@ -388,13 +295,13 @@ public final class OffsetGroup extends Group {
   }
 
   /** A third of the member's session timeout, at most group.heartbeat.interval.ms. */
-  private int heartbeatInterval(Member m) {
+  private int heartbeatInterval(OffsetMember m) {
     return (int) Math.min(ctx.maxHeartbeatIntervalMs(), Math.max(1, m.sessionTimeoutMs / 3));
   }
 
   private Map<String, Integer> partitionCountsNow() {
     Map<String, Integer> counts = new TreeMap<>();
-    for (Member m : members.values()) {
+    for (OffsetMember m : members.values()) {
       for (String t : m.topics) {
         try {
           counts.put(t, ctx.topics().get(t).partitionCount());
@@ -409,7 +316,7 @@ public final class OffsetGroup extends Group {
   @Override
   public synchronized GroupView describe() {
     List<GroupView.Member> ms = new ArrayList<>();
-    for (Member m : members.values()) {
+    for (OffsetMember m : members.values()) {
       ms.add(new GroupView.Member(m.id, m.clientId, m.address, m.assignment, m.lastHeartbeatMs, 0, true));
     }
     Map<TopicPartition, GroupView.PartitionView> parts = new TreeMap<>();
@@ -437,10 +344,8 @@ public final class OffsetGroup extends Group {
   protected void replay(JournalEvent event) {
     if (event instanceof JournalEvent.Generation g) {
       generation = g.generation();
-    } else if (event instanceof JournalEvent.Commit c) {
-      commits.put(c.key(), new CommittedOffset(c.offset(), c.metadata(), c.timeMs()));
-    } else if (event instanceof JournalEvent.Forget f) {
-      commits.remove(f.key());
+    } else {
+      commits.replay(event);
     }
   }
 
@@ -451,13 +356,13 @@ public final class OffsetGroup extends Group {
   protected List<JournalEvent> snapshotState() {
     List<JournalEvent> events = new ArrayList<>();
     events.add(new JournalEvent.Generation(generation));
-    commits.forEach((key, co) -> events.add(new JournalEvent.Commit(key, co.offset(), co.timeMs(), co.metadata())));
+    commits.snapshot(events);
     return events;
   }
 
   @Override
   synchronized void topicDeleted(Topic topic) {
-    forgetTopic(topic).forEach(commits::remove);
+    commits.forget(forgetTopic(topic));
     if (members.values().stream().anyMatch(m -> m.topics.contains(topic.name()))) {
       startRebalance(ctx.clock().millis(), "topic " + topic.name() + " was deleted");
     }
@@ -466,17 +371,17 @@ public final class OffsetGroup extends Group {
   @Override
   synchronized void closeMembers(String why) {
     membersClosed = true;
-    for (Member m : members.values()) {
+    for (OffsetMember m : members.values()) {
       if (m.pendingJoin != null) {
         m.pendingJoin.completeExceptionally(new BrokerException(BrokerError.UNKNOWN_MEMBER_ID, why));
       }
-      answerHeldHeartbeat(m, false); // the shutdown need not wait for it; the next heartbeat finds the broker gone
+      m.answerHeldHeartbeat(false); // the shutdown need not wait for it; the next heartbeat finds the broker gone
     }
   }
 
   /** The member with this id, if the caller made it. */
-  private Member member(String memberId, String caller) {
-    Member m = members.get(memberId);
+  private OffsetMember member(String memberId, String caller) {
+    OffsetMember m = members.get(memberId);
     if (m == null) {
       throw unknownMember(memberId);
     }

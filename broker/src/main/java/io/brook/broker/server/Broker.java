@@ -13,7 +13,9 @@ import io.brook.broker.api.ReadinessInterceptor;
 import io.brook.broker.api.RequestGuard;
 import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
+import io.brook.broker.core.AckService;
 import io.brook.broker.core.FetchService;
+import io.brook.broker.core.GroupService;
 import io.brook.broker.core.ProduceService;
 import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.disk.ActiveWriters;
@@ -177,10 +179,10 @@ public final class Broker implements AutoCloseable {
           .addService(api(new ProduceGrpcService(produce, settings, accounts), withAuth(gate)))
           .addService(api(new FetchGrpcService(fetch, settings, accounts), withAuth(gate)))
           .addService(api(new AdminGrpcService(new TopicAdmin(topics, disk)), withAuth(gate)))
-          .addService(api(new GroupGrpcService(groups,
-              config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS)),
+          .addService(api(new GroupGrpcService(new GroupService(groups,
+              config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS), config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS))),
               withAuth(address, gate)))
-          .addService(api(new AckGrpcService(groups, draining, accounts), withAuth(address, gate)))
+          .addService(api(new AckGrpcService(new AckService(groups), draining, accounts), withAuth(address, gate)))
           .addService(health.getHealthService()) // no credentials: Kubernetes probes
           .addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(), withAuth()))
           .build();

@@ -63,20 +63,20 @@ class AckGroupSettleTest {
     topics.close();
   }
 
-  private static AckGroup.OffsetRange range(long first, long last) {
-    return new AckGroup.OffsetRange("t", 0, first, last);
+  private static Settlement.Range range(long first, long last) {
+    return new Settlement.Range("t", 0, first, last);
   }
 
   @Test
   void rangesAroundTheWindowAnswerSettledBelowAndNotDeliveredAbove() {
     assertThat(delivered).hasSize(6); // the window (max.unsettled.per.partition): offsets 0..5
-    assertThat(group.settle(member, List.of(range(0, 999_999)), List.of(), List.of()))
+    assertThat(group.settle(member, new Settlement(List.of(range(0, 999_999)), List.of(), List.of())))
         .extracting(f -> f.first() + ".." + f.last() + " " + f.error())
         .containsExactly("6..999999 " + BrokerError.NOT_LEASED);
     assertThat(delivered).hasSize(10); // the acks made room: 6..9 went out
 
     // 0..5 settled (below the window now), 6..9 acked by this call, 10.. never delivered.
-    assertThat(group.settle(member, List.of(range(0, 999_999)), List.of(), List.of()))
+    assertThat(group.settle(member, new Settlement(List.of(range(0, 999_999)), List.of(), List.of())))
         .extracting(f -> f.first() + ".." + f.last() + " " + f.error())
         .containsExactly("0..5 " + BrokerError.ALREADY_SETTLED, "10..999999 " + BrokerError.NOT_LEASED);
     assertThat(group.committed().get(new TopicPartition("t", 0)).offset()).isEqualTo(10);
@@ -86,11 +86,11 @@ class AckGroupSettleTest {
   @Test
   @Timeout(10)
   void manyHugeRangesCostTheWindowNotTheirSpan() {
-    List<AckGroup.OffsetRange> ranges = new ArrayList<>();
+    List<Settlement.Range> ranges = new ArrayList<>();
     for (int i = 0; i < 20_000; i++) {
       ranges.add(range(0, 999_999));
     }
-    List<AckGroup.Failure> failures = group.settle(member, ranges, List.of(), List.of());
+    List<Settlement.Failure> failures = group.settle(member, new Settlement(ranges, List.of(), List.of()));
     assertThat(failures).hasSize(2 * 20_000 - 1); // the first acks 0..5; each later one finds them settled
   }
 }

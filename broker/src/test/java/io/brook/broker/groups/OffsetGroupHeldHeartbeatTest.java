@@ -56,7 +56,7 @@ class OffsetGroupHeldHeartbeatTest {
 
   @Test
   void aMemberWhoseHeartbeatIsHeldIsNotExpiredByALateTick() throws Exception {
-    OffsetGroup.JoinResult joined = group.join(new OffsetGroup.JoinRequest("", "c", "127.0.0.1", List.of("t"),
+    JoinResult joined = group.join(new JoinRequest("", "c", "127.0.0.1", List.of("t"),
         SESSION_MS, SESSION_MS, null)).get();
     CompletableFuture<Boolean> held = group.heartbeat(joined.memberId(), joined.generation(), 60_000, null);
     assertThat(held).as("held until its wait ends").isNotDone();

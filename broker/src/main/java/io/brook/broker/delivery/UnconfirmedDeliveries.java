@@ -1,7 +1,5 @@
-package io.brook.broker.api;
+package io.brook.broker.delivery;
 
-import io.brook.broker.delivery.Delivery;
-import io.brook.broker.delivery.SentDelivery;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -13,12 +11,12 @@ import java.util.List;
  * message was written to the socket (or the member settled the record). A stream that ends before
  * that ended with the message: a client that refuses a message over its inbound limit resets the
  * stream as it reads the message's length; a member that closes right after its last acks
- * half-closes while the records its acks made room for arrive. {@code ReceiveSession} decides at
- * which of those endings their attempts are taken back. Not thread-safe: the group's monitor
+ * half-closes while the records its acks made room for arrive. The core's {@code AckReceiver} decides
+ * at which of those endings their attempts are taken back. Not thread-safe: the group's monitor
  * guards it.
  */
-final class UnconfirmedDeliveries {
-  static final long OUTLIVED_MS = 1000;
+public final class UnconfirmedDeliveries {
+  public static final long OUTLIVED_MS = 1000;
 
   private static final class Sent {
     final SentDelivery delivery;
@@ -33,7 +31,7 @@ final class UnconfirmedDeliveries {
   private final ArrayDeque<Sent> sent = new ArrayDeque<>();
 
   /** {@code deliveries} went out at {@code nanos} (System.nanoTime). */
-  void sent(List<Delivery> deliveries, long nanos) {
+  public void sent(List<Delivery> deliveries, long nanos) {
     forgetOutlived(nanos);
     for (Delivery d : deliveries) {
       sent.addLast(new Sent(SentDelivery.of(d)));
@@ -41,7 +39,7 @@ final class UnconfirmedDeliveries {
   }
 
   /** The transport wrote everything sent so far. */
-  void written(long nanos) {
+  public void written(long nanos) {
     for (Iterator<Sent> it = sent.descendingIterator(); it.hasNext(); ) {
       Sent s = it.next();
       if (s.writtenAt != 0) {
@@ -53,7 +51,7 @@ final class UnconfirmedDeliveries {
   }
 
   /** The stream ended at {@code nanos}: the deliveries it did not outlive. */
-  List<SentDelivery> endedAt(long nanos) {
+  public List<SentDelivery> endedAt(long nanos) {
     forgetOutlived(nanos);
     List<SentDelivery> out = new ArrayList<>(sent.size());
     sent.forEach(s -> out.add(s.delivery));

@@ -1,9 +1,7 @@
-package io.brook.broker.api;
+package io.brook.broker.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.brook.broker.delivery.Delivery;
-import io.brook.broker.delivery.SentDelivery;
 import io.brook.broker.records.LogRecord;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,0 +1,38 @@
+package io.brook.broker.groups;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** A member of an offset-mode group, as its group keeps it (in memory only). Guarded by the group's monitor. */
+final class OffsetMember {
+  final String id;
+  /** The principal that made it (null with auth off): only it may rejoin, heartbeat, commit or leave as it. */
+  final String owner;
+  String clientId;
+  String address;
+  List<String> topics;
+  long sessionTimeoutMs;
+  long rebalanceTimeoutMs;
+  long lastHeartbeatMs;
+  CompletableFuture<JoinResult> pendingJoin;
+  /** A heartbeat held until a rebalance starts or {@link #heldUntilMs}: answers rejoin. */
+  CompletableFuture<Boolean> heldHeartbeat;
+  long heldUntilMs;
+  // Whether a join of this member was ever answered: until then its client does not know its id.
+  boolean answered;
+  List<TopicPartition> assignment = List.of();
+
+  OffsetMember(String id, String owner) {
+    this.id = id;
+    this.owner = owner;
+  }
+
+  /** Answers its held heartbeat, if any. */
+  void answerHeldHeartbeat(boolean rejoin) {
+    CompletableFuture<Boolean> held = heldHeartbeat;
+    heldHeartbeat = null;
+    if (held != null) {
+      held.complete(rejoin);
+    }
+  }
+}

@@ -4,6 +4,7 @@ import io.brook.broker.api.ApiSettings;
 import io.brook.broker.api.Draining;
 import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
+import io.brook.broker.config.CrossKeyRules;
 import io.brook.broker.disk.ActiveWriters;
 import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.disk.DiskLimits;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A broker's configuration, concluded once (Aeron's {@code Context.conclude()} is the model): the
- * config is logged, then the data directory locked and every
+ * config is logged, its rules between keys checked, then the data directory locked and every
  * component the endpoints share built, in the order they depend on each other. Nothing else reads
  * the config. {@link Broker} starts, drains and stops what this builds.
  */
@@ -90,6 +91,7 @@ final class BrokerContext {
           config.serviceLinks().size(), services.size() == 1 ? "Service" : "Services", String.join(", ", services),
           String.join(", ", config.serviceLinks().keySet()));
     }
+    CrossKeyRules.check(config);
     BrokerSecurity security = BrokerSecurity.load(config);
     DataDirectoryLock lock = DataDirectoryLock.acquire(config.get(BrokerKeys.DATA_DIR));
     try {

@@ -135,6 +135,11 @@ public final class BrokerConfig {
     return (T) values.get(key.name());
   }
 
+  /** Where {@code key}'s value came from: "default", "file F", "env VAR" or "flag". */
+  public String source(ConfigKey<?> key) {
+    return sources.get(key.name());
+  }
+
   /** One line per key: name = value (source); secrets masked. For the start-up log. */
   public String describe() {
     StringBuilder sb = new StringBuilder();
@@ -146,7 +151,8 @@ public final class BrokerConfig {
     return sb.toString();
   }
 
-  private static String render(Object v) {
+  /** A value as the log and the messages show it (host:port, an empty optional as ""). */
+  static String render(Object v) {
     if (v instanceof java.net.InetSocketAddress a) {
       return a.getHostString() + ":" + a.getPort();
     }

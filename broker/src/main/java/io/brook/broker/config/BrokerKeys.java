@@ -2,6 +2,7 @@ package io.brook.broker.config;
 
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.topics.TopicConfig;
+import io.brook.broker.topics.TopicManager;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
@@ -65,7 +66,9 @@ public final class BrokerKeys {
       "How often producer state is snapshotted (so recovery reads the log only after the snapshot) and expired "
       + "producers are removed.", false);
   public static final ConfigKey<Integer> DEFAULT_PARTITIONS = new ConfigKey<>("default.partitions", "1",
-      Parsers::positiveInt, "Partitions of a topic created without a count.", false);
+      s -> Parsers.intBetween(s, 1, TopicManager.MAX_PARTITIONS),
+      "Partitions of a topic created without a count (at most " + TopicManager.MAX_PARTITIONS + ", a topic's most).",
+      false);
   public static final ConfigKey<SegmentRoll> DEFAULT_SEGMENT_ROLL = new ConfigKey<>("default.segment.roll", "1h",
       SegmentRoll::parse, "segment.roll of topics created without one.", false);
   public static final ConfigKey<Long> DEFAULT_RETENTION_MS = new ConfigKey<>("default.retention.ms",

@@ -79,6 +79,21 @@ public final class ConfigDocs {
     }
     md.append("""
 
+        ## Rules between settings
+
+        Some settings are checked against each other at start, after each alone: a combination that breaks a
+        rule stops the start (`brook broker` exits with code 2) with one line naming the keys, their values
+        and where each came from.
+
+        """);
+    CrossKeyRules.ALL.forEach(r -> md.append("- ").append(r.requires()).append(".\n"));
+    md.append("""
+
+        The TLS and auth keys are checked together as their files are read: `tls.cert.file` and
+        `tls.key.file` go together, `tls.key.password` needs `tls.key.file`, `tls.client.ca.file` needs TLS
+        on and `tls.client.auth` other than `none`, and `auth.enabled` needs a way to authenticate (tokens,
+        client certificates or `auth.anonymous`).
+
         ## Topic settings
 
         Set at creation (`brook topic create --config KEY=VALUE`, `CreateTopic`) and altered later

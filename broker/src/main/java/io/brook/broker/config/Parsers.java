@@ -16,6 +16,14 @@ final class Parsers {
     return v;
   }
 
+  static int intBetween(String s, int min, int max) {
+    int v = Integer.parseInt(s);
+    if (v < min || v > max) {
+      throw new IllegalArgumentException("must be between " + min + " and " + max);
+    }
+    return v;
+  }
+
   static long longAtLeast(String s, long min) {
     long v = Long.parseLong(s);
     if (v < min) {

@@ -69,7 +69,9 @@ public final class DiskGuard implements AutoCloseable {
   private ScheduledExecutorService timer;
 
   /**
-   * Reads free space once, so the state is known before the first write.
+   * Reads free space once, so the state is known before the first write. That reading counts one
+   * writer, the least, without asking {@code activeWriters}: a guard is built before the logs it
+   * counts are open (the broker recovers them after), so they are counted from the first poll on.
    *
    * @param where the data directory, for log lines
    * @param activeWriters logs being appended now (partitions written lately, group journals)
@@ -85,7 +87,7 @@ public final class DiskGuard implements AutoCloseable {
       refused.put(w, new LongAdder());
     }
     produceThreshold = ProduceThreshold.of(limits, 1);
-    poll();
+    read(() -> 1);
   }
 
   /** Polls on a thread of its own: a busy broker timer must not delay it. */
@@ -132,6 +134,10 @@ public final class DiskGuard implements AutoCloseable {
 
   /** Reads free space and updates the state: the timer calls it; tests call it directly. */
   public void poll() {
+    read(activeWriters);
+  }
+
+  private void read(IntSupplier census) {
     long counted = writtenSincePoll.get();
     long free;
     try {
@@ -144,7 +150,7 @@ public final class DiskGuard implements AutoCloseable {
     writtenSincePoll.addAndGet(-counted);
     int n;
     try {
-      n = Math.max(1, activeWriters.getAsInt());
+      n = Math.max(1, census.getAsInt());
     } catch (RuntimeException e) { // a census racing a topic deletion: keep the last count
       n = writers;
     }

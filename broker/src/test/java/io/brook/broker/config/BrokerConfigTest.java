@@ -99,6 +99,16 @@ class BrokerConfigTest {
   }
 
   @Test
+  void moreDefaultPartitionsThanOneTopicMayHaveAreRefused() {
+    // else every topic created without a count would be refused ("partition count must be between 1 and 10000")
+    assertThatThrownBy(() -> BrokerConfig.resolve(null, Map.of(), Map.of("default.partitions", "10001")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("bad value '10001' for default.partitions (from flag): must be between 1 and 10000");
+    assertThat(BrokerConfig.resolve(null, Map.of(), Map.of("default.partitions", "10000"))
+        .get(BrokerKeys.DEFAULT_PARTITIONS)).isEqualTo(10_000);
+  }
+
+  @Test
   void anUnknownKeyOnTheCommandLineIsRefused() {
     assertThatThrownBy(() -> BrokerConfig.resolve(null, Map.of(), Map.of("no.such.key", "1")))
         .isInstanceOf(ConfigException.class)

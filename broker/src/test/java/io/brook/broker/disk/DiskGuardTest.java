@@ -264,6 +264,24 @@ class DiskGuardTest {
   }
 
   @Test
+  void theFirstReadingCountsOneWriterWithoutAskingTheCensusWhichIsAskedFromTheFirstPollOn() {
+    // A broker builds its guard before the partitions and groups the census counts exist.
+    AtomicInteger asked = new AtomicInteger();
+    free.set(1050); // above the threshold of one writer (1000), under that of seven (1100)
+    DiskGuard g = new DiskGuard(free::get, LIMITS, () -> {
+      asked.incrementAndGet();
+      return 7;
+    }, (from, to, message) -> transitions.add(from + "->" + to), "/data");
+
+    assertThat(asked).as("the census is not asked while the guard is built").hasValue(0);
+    assertThat(g.state()).isEqualTo(DiskState.OK);
+
+    g.poll();
+    assertThat(asked).hasValue(1);
+    assertThat(g.state()).as("seven writers need 1100 bytes").isEqualTo(DiskState.PRODUCE_REFUSED);
+  }
+
+  @Test
   void limitsSaturateInsteadOfOverflowing() {
     DiskLimits huge = new DiskLimits(0, Long.MAX_VALUE - 5, Long.MAX_VALUE / 2, 1);
     assertThat(huge.produceThreshold(10)).isEqualTo(Long.MAX_VALUE);

@@ -3,8 +3,11 @@ package io.brook.broker.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +27,12 @@ class BrokerStartIT {
       throws IOException, InterruptedException {
     ProcessBuilder pb = Exec.builder(BrokerProcess.command(dataDir, List.of(args)), env, null, dir.resolve("runs"));
     return Exec.await(pb, pb.start(), REFUSAL_TIMEOUT_S);
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
   }
 
   private Path configFile(String... lines) throws IOException {
@@ -70,6 +79,41 @@ class BrokerStartIT {
 
     assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
     assertThat(r.stderr()).contains("bad value 'abc' for grpc.threads (from env BROOK_GRPC_THREADS)");
+  }
+
+  @Test
+  void keysThatContradictEachOtherAreAUsageErrorNamingBothBeforeTheDataDirectoryIsTouched() throws Exception {
+    Path data = dir.resolve("data");
+    Path file = configFile("group.max.session.timeout.ms=30000");
+
+    Exec.Result sessions = runBroker(data, Map.of(), "--config", file.toString(),
+        "--set", "group.min.session.timeout.ms=60000");
+    assertThat(sessions.exitCode()).as(sessions.toString()).isEqualTo(2);
+    assertThat(sessions.stderr()).contains("brook broker: group.min.session.timeout.ms=60000 (from flag) is above "
+        + "group.max.session.timeout.ms=30000 (from file " + file + "): every JoinGroup would be refused");
+    assertThat(sessions.stderr().lines().filter(l -> l.contains("brook broker:"))).as("one line").hasSize(1);
+
+    Exec.Result disk = runBroker(data, Map.of("BROOK_DISK_FREE_PER_WRITER_BYTES", "0"),
+        "--set", "disk.free.min.bytes=1000", "--set", "disk.headroom.bytes=1000");
+    assertThat(disk.exitCode()).as(disk.toString()).isEqualTo(2);
+    assertThat(disk.stderr()).contains("disk.free.min.bytes=1000 (from flag) is not above disk.headroom.bytes=1000 "
+        + "(from flag) while disk.free.per.writer.bytes=0 (from env BROOK_DISK_FREE_PER_WRITER_BYTES)");
+
+    Exec.Result partitions = runBroker(data, Map.of(), "--set", "default.partitions=3", "--set", "max.partitions=2");
+    assertThat(partitions.exitCode()).as(partitions.toString()).isEqualTo(2);
+    assertThat(partitions.stderr()).contains("default.partitions=3 (from flag) is above max.partitions=2 (from flag)");
+
+    String address = "127.0.0.1:" + freePort(); // refused before it is bound
+    List<String> sameAddress = new ArrayList<>(BrokerProcess.command(data, List.of()));
+    sameAddress.set(sameAddress.indexOf("--grpc-listen") + 1, address);
+    sameAddress.set(sameAddress.indexOf("--http-listen") + 1, address);
+    ProcessBuilder pb = Exec.builder(sameAddress, Map.of(), null, dir.resolve("runs"));
+    Exec.Result listen = Exec.await(pb, pb.start(), REFUSAL_TIMEOUT_S);
+    assertThat(listen.exitCode()).as(listen.toString()).isEqualTo(2);
+    assertThat(listen.stderr()).contains("grpc.listen=" + address + " (from flag) and http.listen=" + address
+        + " (from flag) are the same address");
+
+    assertThat(data).as("refused before touching the data directory").doesNotExist();
   }
 
   @Test

@@ -5,6 +5,7 @@
 #                       ${protobuf.version} in pom.xml), copied into the tools dir
 #   protoc-gen-go       version pinned in client-go/tools/go.mod
 #   protoc-gen-go-grpc  version pinned in client-go/tools/go.mod
+# protobuf's own .proto files (descriptor.proto) come from scripts/protoc-include.sh.
 # The .proto files carry no go_package option (adding one now would be a
 # breaking change of the released contract, see D23): the import path is
 # given here with protoc's M flags instead.
@@ -32,6 +33,7 @@ for tool in protoc-gen-go protoc-gen-go-grpc; do
 done
 
 protoc="$(bash scripts/protoc-path.sh)"
+wkt="$(bash scripts/protoc-include.sh)" # descriptor.proto, which error_options.proto extends
 
 mapping=()
 protos=()
@@ -46,7 +48,7 @@ for m in "${mapping[@]}"; do go_opts="$go_opts,$m"; done
 
 rm -rf "$OUT/gen/brook/v1"
 mkdir -p "$OUT"
-"$protoc" -I "$PROTO_DIR" \
+"$protoc" -I "$PROTO_DIR" -I "$wkt" \
   --plugin=protoc-gen-go="$BROOK_TOOLS_DIR/bin/protoc-gen-go" \
   --plugin=protoc-gen-go-grpc="$BROOK_TOOLS_DIR/bin/protoc-gen-go-grpc" \
   --go_out="$OUT" --go_opt="$go_opts" \

@@ -111,14 +111,6 @@ var codeErrors = map[brookv1.ErrorCode]error{
 	brookv1.ErrorCode_ERROR_CODE_NOT_OWNER: ErrPermissionDenied,
 }
 
-// retriableCodes may succeed later unchanged.
-var retriableCodes = map[brookv1.ErrorCode]bool{
-	brookv1.ErrorCode_ERROR_CODE_NOT_ENOUGH_DISK:   true,
-	brookv1.ErrorCode_ERROR_CODE_STORAGE_ERROR:     true,
-	brookv1.ErrorCode_ERROR_CODE_UNKNOWN_PARTITION: true, // partitions were just added: look again
-
-}
-
 // BrokerError is an error the broker answered: a per-partition error code
 // inside a result, or a failed call's gRPC status (with the broker's error
 // code when it named one).

@@ -28,6 +28,10 @@ const (
 // google.rpc.ErrorInfo detail (domain "brook.v1") whose reason is the name of
 // one of these codes without the ERROR_CODE_ prefix. UNAVAILABLE while the
 // broker starts or stops carries none.
+//
+// This enum is Brook's error catalog: each value's options (error_options.proto) give the gRPC
+// status of a whole request that fails with it and whether it is retriable. The broker and the
+// Java and Go clients read them from the generated descriptors; none keeps a table of its own.
 type ErrorCode int32
 
 const (
@@ -191,35 +195,37 @@ var File_brook_v1_errors_proto protoreflect.FileDescriptor
 
 const file_brook_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x15brook/v1/errors.proto\x12\bbrook.v1*\xda\x06\n" +
+	"\x15brook/v1/errors.proto\x12\bbrook.v1\x1a\x1cbrook/v1/error_options.proto*\xfc\a\n" +
 	"\tErrorCode\x12\x1a\n" +
-	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12\x1c\n" +
-	"\x18ERROR_CODE_UNKNOWN_TOPIC\x10\x01\x12 \n" +
-	"\x1cERROR_CODE_UNKNOWN_PARTITION\x10\x02\x12\"\n" +
-	"\x1eERROR_CODE_OFFSET_OUT_OF_RANGE\x10\x03\x12\x1f\n" +
-	"\x1bERROR_CODE_RECORD_TOO_LARGE\x10\x04\x12\x1e\n" +
-	"\x1aERROR_CODE_BATCH_TOO_LARGE\x10\x05\x12\x1d\n" +
-	"\x19ERROR_CODE_INVALID_RECORD\x10\x06\x12\x1e\n" +
-	"\x1aERROR_CODE_NOT_ENOUGH_DISK\x10\a\x12\x1c\n" +
-	"\x18ERROR_CODE_STORAGE_ERROR\x10\b\x12\x1e\n" +
-	"\x1aERROR_CODE_INVALID_REQUEST\x10\t\x12#\n" +
+	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12\"\n" +
+	"\x18ERROR_CODE_UNKNOWN_TOPIC\x10\x01\x1a\x04\x88\xb5\x18\x05\x12*\n" +
+	"\x1cERROR_CODE_UNKNOWN_PARTITION\x10\x02\x1a\b\x88\xb5\x18\x05\x90\xb5\x18\x01\x12(\n" +
+	"\x1eERROR_CODE_OFFSET_OUT_OF_RANGE\x10\x03\x1a\x04\x88\xb5\x18\v\x12%\n" +
+	"\x1bERROR_CODE_RECORD_TOO_LARGE\x10\x04\x1a\x04\x88\xb5\x18\x03\x12$\n" +
+	"\x1aERROR_CODE_BATCH_TOO_LARGE\x10\x05\x1a\x04\x88\xb5\x18\x03\x12#\n" +
+	"\x19ERROR_CODE_INVALID_RECORD\x10\x06\x1a\x04\x88\xb5\x18\x03\x12(\n" +
+	"\x1aERROR_CODE_NOT_ENOUGH_DISK\x10\a\x1a\b\x88\xb5\x18\b\x90\xb5\x18\x01\x12&\n" +
+	"\x18ERROR_CODE_STORAGE_ERROR\x10\b\x1a\b\x88\xb5\x18\r\x90\xb5\x18\x01\x12$\n" +
+	"\x1aERROR_CODE_INVALID_REQUEST\x10\t\x1a\x04\x88\xb5\x18\x03\x12)\n" +
 	"\x1fERROR_CODE_TOPIC_ALREADY_EXISTS\x10\n" +
-	"\x12\x1d\n" +
-	"\x19ERROR_CODE_LIMIT_EXCEEDED\x10\f\x12$\n" +
-	" ERROR_CODE_OUT_OF_ORDER_SEQUENCE\x10\x15\x12\x1e\n" +
-	"\x1aERROR_CODE_PRODUCER_FENCED\x10\x16\x12\"\n" +
-	"\x1eERROR_CODE_UNKNOWN_PRODUCER_ID\x10\x17\x12\x1c\n" +
-	"\x18ERROR_CODE_UNKNOWN_GROUP\x10\x1e\x12#\n" +
-	"\x1fERROR_CODE_GROUP_ALREADY_EXISTS\x10\x1f\x12 \n" +
-	"\x1cERROR_CODE_UNKNOWN_MEMBER_ID\x10 \x12!\n" +
-	"\x1dERROR_CODE_ILLEGAL_GENERATION\x10!\x12\x1e\n" +
-	"\x1aERROR_CODE_GROUP_NOT_EMPTY\x10\"\x12&\n" +
-	"\"ERROR_CODE_INCONSISTENT_GROUP_MODE\x10#\x12\x19\n" +
-	"\x15ERROR_CODE_NOT_LEASED\x10$\x12\x1c\n" +
-	"\x18ERROR_CODE_LEASE_EXPIRED\x10%\x12\x1e\n" +
-	"\x1aERROR_CODE_ALREADY_SETTLED\x10&\x12\x1e\n" +
-	"\x1aERROR_CODE_MEMBER_REPLACED\x10'\x12\x18\n" +
-	"\x14ERROR_CODE_NOT_OWNER\x10(B%\n" +
+	"\x1a\x04\x88\xb5\x18\x06\x12#\n" +
+	"\x19ERROR_CODE_LIMIT_EXCEEDED\x10\f\x1a\x04\x88\xb5\x18\b\x12*\n" +
+	" ERROR_CODE_OUT_OF_ORDER_SEQUENCE\x10\x15\x1a\x04\x88\xb5\x18\t\x12$\n" +
+	"\x1aERROR_CODE_PRODUCER_FENCED\x10\x16\x1a\x04\x88\xb5\x18\t\x12(\n" +
+	"\x1eERROR_CODE_UNKNOWN_PRODUCER_ID\x10\x17\x1a\x04\x88\xb5\x18\t\x12\"\n" +
+	"\x18ERROR_CODE_UNKNOWN_GROUP\x10\x1e\x1a\x04\x88\xb5\x18\x05\x12)\n" +
+	"\x1fERROR_CODE_GROUP_ALREADY_EXISTS\x10\x1f\x1a\x04\x88\xb5\x18\x06\x12&\n" +
+	"\x1cERROR_CODE_UNKNOWN_MEMBER_ID\x10 \x1a\x04\x88\xb5\x18\x05\x12'\n" +
+	"\x1dERROR_CODE_ILLEGAL_GENERATION\x10!\x1a\x04\x88\xb5\x18\n" +
+	"\x12$\n" +
+	"\x1aERROR_CODE_GROUP_NOT_EMPTY\x10\"\x1a\x04\x88\xb5\x18\t\x12,\n" +
+	"\"ERROR_CODE_INCONSISTENT_GROUP_MODE\x10#\x1a\x04\x88\xb5\x18\t\x12\x1f\n" +
+	"\x15ERROR_CODE_NOT_LEASED\x10$\x1a\x04\x88\xb5\x18\t\x12\"\n" +
+	"\x18ERROR_CODE_LEASE_EXPIRED\x10%\x1a\x04\x88\xb5\x18\t\x12$\n" +
+	"\x1aERROR_CODE_ALREADY_SETTLED\x10&\x1a\x04\x88\xb5\x18\t\x12$\n" +
+	"\x1aERROR_CODE_MEMBER_REPLACED\x10'\x1a\x04\x88\xb5\x18\n" +
+	"\x12\x1e\n" +
+	"\x14ERROR_CODE_NOT_OWNER\x10(\x1a\x04\x88\xb5\x18\aB%\n" +
 	"\x14io.brook.protocol.v1B\vErrorsProtoP\x01b\x06proto3"
 
 var (
@@ -251,6 +257,7 @@ func file_brook_v1_errors_proto_init() {
 	if File_brook_v1_errors_proto != nil {
 		return
 	}
+	file_brook_v1_error_options_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

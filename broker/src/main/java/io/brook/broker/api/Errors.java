@@ -6,6 +6,7 @@ import com.google.rpc.RetryInfo;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.errors.LimitExceededException;
+import io.brook.protocol.ErrorCatalog;
 import io.brook.protocol.v1.ErrorCode;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -27,6 +28,7 @@ final class Errors {
 
   private Errors() {}
 
+  /** The wire code of a broker error; ErrorsTest checks that each code is the code of exactly one error. */
   static ErrorCode code(BrokerError e) {
     return switch (e) {
       case UNKNOWN_TOPIC -> ErrorCode.ERROR_CODE_UNKNOWN_TOPIC;
@@ -57,24 +59,9 @@ final class Errors {
     };
   }
 
+  /** The status of a whole request that fails with {@code e}: its code's entry in the error catalog. */
   static Status.Code status(BrokerError e) {
-    return switch (e) {
-      case UNKNOWN_TOPIC, UNKNOWN_PARTITION -> Status.Code.NOT_FOUND;
-      case TOPIC_EXISTS -> Status.Code.ALREADY_EXISTS;
-      case OFFSET_OUT_OF_RANGE -> Status.Code.OUT_OF_RANGE;
-      case RECORD_TOO_LARGE, BATCH_TOO_LARGE, INVALID_RECORD, INVALID_REQUEST -> Status.Code.INVALID_ARGUMENT;
-      case NOT_ENOUGH_DISK, LIMIT_EXCEEDED -> Status.Code.RESOURCE_EXHAUSTED;
-      case STORAGE_ERROR -> Status.Code.INTERNAL;
-      case OUT_OF_ORDER_SEQUENCE -> Status.Code.FAILED_PRECONDITION;
-      case PRODUCER_FENCED -> Status.Code.FAILED_PRECONDITION;
-      case UNKNOWN_PRODUCER_ID -> Status.Code.FAILED_PRECONDITION;
-      case UNKNOWN_GROUP, UNKNOWN_MEMBER_ID -> Status.Code.NOT_FOUND;
-      case GROUP_EXISTS -> Status.Code.ALREADY_EXISTS;
-      case ILLEGAL_GENERATION, MEMBER_REPLACED -> Status.Code.ABORTED;
-      case GROUP_NOT_EMPTY, INCONSISTENT_GROUP_MODE, NOT_LEASED, LEASE_EXPIRED, ALREADY_SETTLED ->
-          Status.Code.FAILED_PRECONDITION;
-      case NOT_OWNER -> Status.Code.PERMISSION_DENIED;
-    };
+    return ErrorCatalog.grpcStatus(code(e));
   }
 
   static String reason(BrokerError e) {

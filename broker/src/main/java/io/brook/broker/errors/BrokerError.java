@@ -1,6 +1,10 @@
 package io.brook.broker.errors;
 
-/** Why a request (or one partition of it) failed. The api layer maps these to gRPC and to ErrorCode. */
+/**
+ * Why a request (or one partition of it) failed: the broker's side of the error catalog, one constant
+ * per ErrorCode of errors.proto. An adapter maps each to its wire code; the code's options in
+ * errors.proto give the rest (the gRPC status, whether it is retriable).
+ */
 public enum BrokerError {
   UNKNOWN_TOPIC,
   UNKNOWN_PARTITION,

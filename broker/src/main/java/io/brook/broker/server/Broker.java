@@ -31,6 +31,7 @@ import io.brook.broker.producers.ProducerIds;
 import io.brook.broker.security.BrokerSecurity;
 import io.brook.broker.storage.DataDirectoryLock;
 import io.brook.broker.storage.LogFactory;
+import io.brook.broker.storage.chronicle.ChronicleLog;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Retention;
 import io.brook.broker.topics.Topic;
@@ -228,7 +229,7 @@ public final class Broker implements AutoCloseable {
 
   /** Starts a broker and returns once it is SERVING. */
   public static Broker start(BrokerConfig config) throws IOException {
-    return start(config, LogFactory.CHRONICLE, InstantSource.system());
+    return start(config, ChronicleLog::open, InstantSource.system());
   }
 
   public static Broker start(BrokerConfig config, LogFactory logFactory, InstantSource clock) throws IOException {

@@ -1,5 +1,6 @@
-package io.brook.broker.storage;
+package io.brook.broker.storage.chronicle;
 
+import io.brook.broker.storage.StorageException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -30,7 +30,7 @@ import net.openhft.chronicle.queue.ExcerptAppender;
  *
  * <p>Locks, in the order they are taken (never the other way round):
  * <ol>
- *   <li>{@code gate} (read-write): reads hold it shared; {@link #close} and the first step of
+ *   <li>{@code closeGate} (read-write): reads hold it shared; {@link #close} and the first step of
  *       {@link #deleteOldestSegments} hold it exclusively, so no read runs on a closed queue or a
  *       segment being deleted.
  *   <li>{@code appendLock}: one writer; {@link #append}, {@link #flush} and {@link #close}.
@@ -48,7 +48,7 @@ public final class ChronicleLog implements PartitionLog {
   private final LogReads reads;
   private final AppendPath appends;
   private final SegmentDeletion deletion;
-  private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
+  private final ReentrantReadWriteLock closeGate = new ReentrantReadWriteLock();
   private final ReentrantLock appendLock = new ReentrantLock();
   private volatile boolean closed;
 
@@ -174,14 +174,14 @@ public final class ChronicleLog implements PartitionLog {
    * saying what failed.
    */
   private <T> T gated(String what, Function<ReaderPool.Lease, T> work) {
-    gate.readLock().lock();
+    closeGate.readLock().lock();
     try (ReaderPool.Lease lease = readers.lease()) {
       ensureOpen();
       return work.apply(lease);
     } catch (IllegalStateException e) {
       throw new StorageException(what + dir + " failed: " + e.getMessage(), e);
     } finally {
-      gate.readLock().unlock();
+      closeGate.readLock().unlock();
     }
   }
 
@@ -210,12 +210,12 @@ public final class ChronicleLog implements PartitionLog {
   @Override
   public long deleteOldestSegments(int count) {
     SegmentDeletion.Detached detached;
-    gate.writeLock().lock();
+    closeGate.writeLock().lock();
     try {
       ensureOpen();
       detached = deletion.detachOldest(count);
     } finally {
-      gate.writeLock().unlock();
+      closeGate.writeLock().unlock();
     }
     if (detached != null) {
       SegmentDeletion.unlink(detached);
@@ -231,7 +231,7 @@ public final class ChronicleLog implements PartitionLog {
 
   @Override
   public void close() {
-    gate.writeLock().lock(); // waits for reads in flight
+    closeGate.writeLock().lock(); // waits for reads in flight
     appendLock.lock();
     try {
       if (closed) {
@@ -243,7 +243,7 @@ public final class ChronicleLog implements PartitionLog {
       queue.close();
     } finally {
       appendLock.unlock();
-      gate.writeLock().unlock();
+      closeGate.writeLock().unlock();
     }
   }
 }

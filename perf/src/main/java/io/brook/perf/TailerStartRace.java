@@ -1,7 +1,7 @@
 package io.brook.perf;
 
 import io.brook.broker.storage.AppendBatch;
-import io.brook.broker.storage.ChronicleLog;
+import io.brook.broker.storage.chronicle.ChronicleLog;
 import io.brook.broker.storage.LogOptions;
 import io.brook.broker.records.LogRecord;
 import io.brook.broker.storage.SegmentRoll;

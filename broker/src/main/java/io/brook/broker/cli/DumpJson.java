@@ -1,8 +1,8 @@
 package io.brook.broker.cli;
 
 import io.brook.broker.http.JsonWriter;
-import io.brook.broker.storage.DumpSummary;
-import io.brook.broker.storage.DumpedBatch;
+import io.brook.broker.storage.dump.DumpSummary;
+import io.brook.broker.storage.dump.DumpedBatch;
 import io.brook.broker.records.LogRecord;
 import java.io.PrintWriter;
 import java.nio.file.Path;

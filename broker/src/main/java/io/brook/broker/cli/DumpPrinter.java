@@ -1,7 +1,7 @@
 package io.brook.broker.cli;
 
-import io.brook.broker.storage.DumpListener;
-import io.brook.broker.storage.DumpSummary;
+import io.brook.broker.storage.dump.DumpListener;
+import io.brook.broker.storage.dump.DumpSummary;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;

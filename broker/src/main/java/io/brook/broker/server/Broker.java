@@ -5,6 +5,7 @@ import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.groups.GroupManager;
 import io.brook.broker.metrics.BrokerMetrics;
 import io.brook.broker.storage.LogFactory;
+import io.brook.broker.storage.chronicle.ChronicleLog;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Retention;
 import io.brook.broker.topics.Topic;
@@ -42,7 +43,7 @@ public final class Broker implements AutoCloseable {
 
   /** Starts a broker and returns once it is SERVING. */
   public static Broker start(BrokerConfig config) throws IOException {
-    return start(config, LogFactory.CHRONICLE, InstantSource.system());
+    return start(config, ChronicleLog::open, InstantSource.system());
   }
 
   public static Broker start(BrokerConfig config, LogFactory logFactory, InstantSource clock) throws IOException {

@@ -15,9 +15,10 @@ import java.util.zip.CRC32C;
 
 /**
  * Encodes and decodes stored batches. The layout is {@link BatchFormat}, shared with the clients
- * that fetch raw batches; this class turns {@link LogRecord}s into it and back.
+ * that fetch raw batches; this class turns {@link LogRecord}s into it and back. Every engine (the
+ * Chronicle log, the tests' memory log), the offline dump and the codec benchmark use it, so it is public.
  */
-final class BatchCodec {
+public final class BatchCodec {
   private BatchCodec() {}
 
   /**
@@ -27,7 +28,7 @@ final class BatchCodec {
    *
    * @param previousRunningMax the running max timestamp of the partition before this batch
    */
-  static BatchHeader encode(ByteWriter out, AppendBatch batch, long baseOffset, long previousRunningMax,
+  public static BatchHeader encode(ByteWriter out, AppendBatch batch, long baseOffset, long previousRunningMax,
       long logPosition, CRC32C crc) {
     out.reset();
     boolean producer = !batch.producer().isNone();
@@ -107,13 +108,13 @@ final class BatchCodec {
     return size;
   }
 
-  static BatchInfo info(byte[] b, int from, int length) {
+  public static BatchInfo info(byte[] b, int from, int length) {
     BatchHeader h = header(b, from, length);
     return new BatchInfo(h.baseOffset(), h.recordCount(), h.appendTimeMs(), producer(b, from));
   }
 
   /** The producer fields of a stored batch, or {@link ProducerStamp#NONE}. */
-  static ProducerStamp producer(byte[] b, int from) {
+  public static ProducerStamp producer(byte[] b, int from) {
     if ((b[from + ATTRIBUTES] & ATTR_PRODUCER) == 0) {
       return ProducerStamp.NONE;
     }
@@ -126,7 +127,7 @@ final class BatchCodec {
   }
 
   /** Reads the header of a stored batch held in {@code b[from, from + length)}. */
-  static BatchHeader header(byte[] b, int from, int length) {
+  public static BatchHeader header(byte[] b, int from, int length) {
     if (length < HEADER_SIZE || b[from] != VERSION) {
       throw new StorageException("corrupt batch: length " + length + ", version " + (length > 0 ? b[from] : -1));
     }
@@ -136,7 +137,7 @@ final class BatchCodec {
   }
 
   /** True when the records section matches the stored CRC32C. */
-  static boolean checksumMatches(byte[] b, int from, int length, CRC32C crc) {
+  public static boolean checksumMatches(byte[] b, int from, int length, CRC32C crc) {
     return BatchFormat.checksumMatches(b, from, length, crc);
   }
 
@@ -147,7 +148,7 @@ final class BatchCodec {
    *
    * @return payload bytes added
    */
-  static int decode(byte[] b, int from, int length, long fromOffset, int maxRecords, int maxBytes,
+  public static int decode(byte[] b, int from, int length, long fromOffset, int maxRecords, int maxBytes,
       List<LogRecord> out, BatchReader in) {
     try {
       in.wrap(b, from, length);
@@ -177,7 +178,7 @@ final class BatchCodec {
   }
 
   /** The offset of the first record in the batch with a timestamp at or after {@code timestampMs}, or -1. */
-  static long firstOffsetAtOrAfter(byte[] b, int from, int length, long timestampMs, BatchReader in) {
+  public static long firstOffsetAtOrAfter(byte[] b, int from, int length, long timestampMs, BatchReader in) {
     try {
       in.wrap(b, from, length);
       while (in.next()) {

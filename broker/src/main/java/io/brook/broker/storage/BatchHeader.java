@@ -1,14 +1,14 @@
 package io.brook.broker.storage;
 
 /** The fields of a stored batch header that the logs navigate by. */
-record BatchHeader(int recordCount, long baseOffset, long runningMaxTimestamp, long appendTimeMs, long logPosition,
-    int storedLength) {
-  long nextOffset() {
+public record BatchHeader(int recordCount, long baseOffset, long runningMaxTimestamp, long appendTimeMs,
+    long logPosition, int storedLength) {
+  public long nextOffset() {
     return baseOffset + recordCount;
   }
 
   /** Log position just after this batch. */
-  long endLogPosition() {
+  public long endLogPosition() {
     return logPosition + storedLength;
   }
 }

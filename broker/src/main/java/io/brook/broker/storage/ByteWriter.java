@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /** A growable little-endian byte buffer, reused across appends so encoding allocates nothing. */
-final class ByteWriter {
+public final class ByteWriter {
   private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
@@ -14,23 +14,23 @@ final class ByteWriter {
   private byte[] buf;
   private int pos;
 
-  ByteWriter(int initialCapacity) {
+  public ByteWriter(int initialCapacity) {
     buf = new byte[initialCapacity];
   }
 
-  byte[] array() {
+  public byte[] array() {
     return buf;
   }
 
-  int position() {
+  public int position() {
     return pos;
   }
 
-  void reset() {
+  public void reset() {
     pos = 0;
   }
 
-  void position(int position) {
+  public void position(int position) {
     ensure(position - pos);
     pos = position;
   }
@@ -41,31 +41,31 @@ final class ByteWriter {
     }
   }
 
-  void putByte(int b) {
+  public void putByte(int b) {
     ensure(1);
     buf[pos++] = (byte) b;
   }
 
-  void putShortAt(int at, short v) {
+  public void putShortAt(int at, short v) {
     SHORT.set(buf, at, v);
   }
 
-  void putIntAt(int at, int v) {
+  public void putIntAt(int at, int v) {
     INT.set(buf, at, v);
   }
 
-  void putLongAt(int at, long v) {
+  public void putLongAt(int at, long v) {
     LONG.set(buf, at, v);
   }
 
-  void putBytes(byte[] b) {
+  public void putBytes(byte[] b) {
     ensure(b.length);
     System.arraycopy(b, 0, buf, pos, b.length);
     pos += b.length;
   }
 
   /** Unsigned LEB128. */
-  void putVarint(int v) {
+  public void putVarint(int v) {
     ensure(5);
     while ((v & ~0x7f) != 0) {
       buf[pos++] = (byte) ((v & 0x7f) | 0x80);
@@ -75,7 +75,7 @@ final class ByteWriter {
   }
 
   /** Zig-zag then LEB128, for values that may be negative (timestamp deltas). */
-  void putZigZagLong(long v) {
+  public void putZigZagLong(long v) {
     ensure(10);
     long z = (v << 1) ^ (v >> 63);
     while ((z & ~0x7fL) != 0) {
@@ -85,7 +85,7 @@ final class ByteWriter {
     buf[pos++] = (byte) z;
   }
 
-  static int zigZagSize(long v) {
+  public static int zigZagSize(long v) {
     long z = (v << 1) ^ (v >> 63);
     int size = 1;
     while ((z & ~0x7fL) != 0) {
@@ -95,7 +95,7 @@ final class ByteWriter {
     return size;
   }
 
-  static int varintSize(int v) {
+  public static int varintSize(int v) {
     int size = 1;
     while ((v & ~0x7f) != 0) {
       size++;

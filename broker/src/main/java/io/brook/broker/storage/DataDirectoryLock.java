@@ -13,7 +13,7 @@ import java.nio.file.StandardOpenOption;
 /**
  * An exclusive lock on the data directory, held for the broker's lifetime: a second broker on the
  * same directory fails at start with a clear message. The OS releases it when the process dies, so
- * a kill -9 never leaves it stale (unlike Chronicle's own locks, see {@link ChronicleLocks}).
+ * a kill -9 never leaves it stale (unlike Chronicle's own locks, which the Chronicle engine clears at open).
  */
 public final class DataDirectoryLock implements AutoCloseable {
   private final FileChannel channel;

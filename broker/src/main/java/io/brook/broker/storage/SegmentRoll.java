@@ -1,36 +1,35 @@
 package io.brook.broker.storage;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
-import net.openhft.chronicle.queue.RollCycle;
-import net.openhft.chronicle.queue.RollCycles;
-import net.openhft.chronicle.queue.rollcycles.TestRollCycles;
 
 /**
  * How often a partition starts a new segment (a Chronicle roll cycle). Fixed when a partition is
  * created: Chronicle cannot change a queue's roll cycle later. Retention deletes whole segments, so
- * this is also retention's granularity. {@code 1s} exists for tests.
+ * this is also retention's granularity. {@code 1s} exists for tests. The Chronicle roll cycle of each
+ * is the engine's business (storage.chronicle.ChronicleRolls); its tests check both agree on the length.
  */
 public enum SegmentRoll {
-  ONE_SECOND("1s", TestRollCycles.TEST_SECONDLY),
-  FIVE_MINUTES("5m", RollCycles.FIVE_MINUTELY),
-  TEN_MINUTES("10m", RollCycles.TEN_MINUTELY),
-  TWENTY_MINUTES("20m", RollCycles.TWENTY_MINUTELY),
-  HALF_HOUR("30m", RollCycles.HALF_HOURLY),
-  HOUR("1h", RollCycles.FAST_HOURLY),
-  TWO_HOURS("2h", RollCycles.TWO_HOURLY),
-  FOUR_HOURS("4h", RollCycles.FOUR_HOURLY),
-  SIX_HOURS("6h", RollCycles.SIX_HOURLY),
-  DAY("1d", RollCycles.FAST_DAILY),
-  WEEK("1w", RollCycles.WEEKLY);
+  ONE_SECOND("1s", Duration.ofSeconds(1)),
+  FIVE_MINUTES("5m", Duration.ofMinutes(5)),
+  TEN_MINUTES("10m", Duration.ofMinutes(10)),
+  TWENTY_MINUTES("20m", Duration.ofMinutes(20)),
+  HALF_HOUR("30m", Duration.ofMinutes(30)),
+  HOUR("1h", Duration.ofHours(1)),
+  TWO_HOURS("2h", Duration.ofHours(2)),
+  FOUR_HOURS("4h", Duration.ofHours(4)),
+  SIX_HOURS("6h", Duration.ofHours(6)),
+  DAY("1d", Duration.ofDays(1)),
+  WEEK("1w", Duration.ofDays(7));
 
   private final String label;
-  private final RollCycle rollCycle;
+  private final long lengthMillis;
 
-  SegmentRoll(String label, RollCycle rollCycle) {
+  SegmentRoll(String label, Duration length) {
     this.label = label;
-    this.rollCycle = rollCycle;
+    this.lengthMillis = length.toMillis();
   }
 
   public String label() {
@@ -38,11 +37,7 @@ public enum SegmentRoll {
   }
 
   public long lengthMillis() {
-    return rollCycle.lengthInMillis();
-  }
-
-  RollCycle rollCycle() {
-    return rollCycle;
+    return lengthMillis;
   }
 
   public static SegmentRoll parse(String label) {

@@ -15,7 +15,7 @@ import io.brook.broker.groups.JoinRequest;
 import io.brook.broker.groups.JoinResult;
 import io.brook.broker.groups.Settlement;
 import io.brook.broker.records.LogRecord;
-import io.brook.broker.storage.LogFactory;
+import io.brook.broker.storage.MemoryLog;
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.topics.Appends;
 import io.brook.broker.topics.TopicConfig;
@@ -43,7 +43,7 @@ class GroupsCoreTest {
 
   @BeforeEach
   void setUp() {
-    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, LogFactory.MEMORY,
+    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, MemoryLog::open,
         InstantSource.system());
     topics.recover();
     List<LogRecord> records = new ArrayList<>();
@@ -55,7 +55,7 @@ class GroupsCoreTest {
         (from, to, message) -> { }, dir.toString());
     // Dispatch runs on the calling thread: deliveries are there when a call returns.
     manager = new GroupManager(dir, new GroupContext(topics, InstantSource.system(), Runnable::run, 1000, 60_000,
-        3000, disk), LogFactory.MEMORY, 100_000);
+        3000, disk), MemoryLog::open, 100_000);
     manager.recover();
     groups = new GroupService(manager, 1000, 60_000);
     acks = new AckService(manager);

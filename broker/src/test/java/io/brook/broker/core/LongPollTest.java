@@ -3,8 +3,8 @@ package io.brook.broker.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.broker.api.Draining;
-import io.brook.broker.storage.LogFactory;
 import io.brook.broker.records.LogRecord;
+import io.brook.broker.storage.MemoryLog;
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.topics.Appends;
 import io.brook.broker.topics.Partition;
@@ -35,7 +35,7 @@ class LongPollTest {
 
   @BeforeEach
   void setUp() {
-    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, LogFactory.MEMORY,
+    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, MemoryLog::open,
         InstantSource.system());
     topics.recover();
     partition = topics.create("t", 1, Map.of()).partition(0);

@@ -7,8 +7,8 @@ import io.brook.broker.delivery.Delivery;
 import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.disk.DiskLimits;
 import io.brook.broker.errors.BrokerError;
-import io.brook.broker.storage.LogFactory;
 import io.brook.broker.records.LogRecord;
+import io.brook.broker.storage.MemoryLog;
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.TopicConfig;
@@ -36,7 +36,7 @@ class AckGroupSettleTest {
 
   @BeforeEach
   void setUp() {
-    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, LogFactory.MEMORY,
+    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, MemoryLog::open,
         InstantSource.system());
     topics.recover();
     Partition p = topics.create("t", 1, Map.of()).partition(0);
@@ -49,7 +49,7 @@ class AckGroupSettleTest {
     DiskGuard disk = new DiskGuard(() -> Long.MAX_VALUE, new DiskLimits(0, 0, 0, 60_000), () -> 0,
         (from, to, message) -> { }, dir.toString());
     groups = new GroupManager(dir, new GroupContext(topics, InstantSource.system(), Runnable::run, 100, 100_000,
-        3000, disk), LogFactory.MEMORY, 100_000);
+        3000, disk), MemoryLog::open, 100_000);
     groups.recover();
     groups.create("g", GroupMode.ACK, Map.of("auto.offset.reset", "earliest", "max.unsettled.per.partition", "6"));
     group = groups.ackGroup("g", false);

@@ -2,7 +2,7 @@ package io.brook.broker.groups;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.brook.broker.storage.LogFactory;
+import io.brook.broker.storage.chronicle.ChronicleLog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
@@ -31,12 +31,12 @@ class GroupJournalTest {
   @Test
   void eventsReplayInOrderAfterReopening() {
     UUID id = UUID.randomUUID();
-    try (GroupJournal j = GroupJournal.create(dir, LogFactory.CHRONICLE, clock, 1000, List.of(config()))) {
+    try (GroupJournal j = GroupJournal.create(dir, ChronicleLog::open, clock, 1000, List.of(config()))) {
       j.append(List.of(new JournalEvent.PartitionKey(0, "t", id, 3), new JournalEvent.Commit(0, 42, 7, "meta")));
       j.append(new JournalEvent.Delivered(0, new long[] {1, 5, 9, 9}));
       j.append(new JournalEvent.Undelivered(0, new long[] {4, 5}));
     }
-    GroupJournal.Opened o = GroupJournal.open(dir, LogFactory.CHRONICLE, clock, 1000);
+    GroupJournal.Opened o = GroupJournal.open(dir, ChronicleLog::open, clock, 1000);
     o.journal().close();
     assertThat(o.events()).hasSize(6);
     assertThat(o.events().get(0)).isEqualTo(config());
@@ -49,7 +49,7 @@ class GroupJournalTest {
 
   @Test
   void compactionReplacesTheJournalWithASnapshot() throws Exception {
-    GroupJournal j = GroupJournal.create(dir, LogFactory.CHRONICLE, clock, 10, List.of(config()));
+    GroupJournal j = GroupJournal.create(dir, ChronicleLog::open, clock, 10, List.of(config()));
     for (int i = 0; i < 10; i++) {
       j.append(new JournalEvent.Commit(0, i, 0, ""));
     }
@@ -59,7 +59,7 @@ class GroupJournalTest {
     assertThat(journals()).containsExactly("journal-2");
     j.append(new JournalEvent.Generation(4));
     j.close();
-    GroupJournal.Opened o = GroupJournal.open(dir, LogFactory.CHRONICLE, clock, 10);
+    GroupJournal.Opened o = GroupJournal.open(dir, ChronicleLog::open, clock, 10);
     o.journal().close();
     assertThat(o.events()).containsExactly(config(), new JournalEvent.Commit(0, 9, 0, ""),
         new JournalEvent.SnapshotEnd(), new JournalEvent.Generation(4));
@@ -67,16 +67,16 @@ class GroupJournalTest {
 
   @Test
   void aCompactionCutShortIsDroppedAndTheOlderJournalWins() throws Exception {
-    try (GroupJournal j = GroupJournal.create(dir, LogFactory.CHRONICLE, clock, 1000, List.of(config()))) {
+    try (GroupJournal j = GroupJournal.create(dir, ChronicleLog::open, clock, 1000, List.of(config()))) {
       j.append(new JournalEvent.Commit(0, 5, 0, ""));
     }
     // journal-2 with a snapshot and no SnapshotEnd: what a crash in the middle of compact() leaves.
     Path partial = dir.resolve("journal-2");
-    try (var log = LogFactory.CHRONICLE.open(partial, io.brook.broker.storage.LogOptions.defaults())) {
+    try (var log = ChronicleLog.open(partial, io.brook.broker.storage.LogOptions.defaults())) {
       log.append(io.brook.broker.storage.AppendBatch.of(List.of(io.brook.broker.records.LogRecord.of(null,
           JournalEvent.encode(config()), -1, List.of())), 0));
     }
-    GroupJournal.Opened o = GroupJournal.open(dir, LogFactory.CHRONICLE, clock, 1000);
+    GroupJournal.Opened o = GroupJournal.open(dir, ChronicleLog::open, clock, 1000);
     o.journal().close();
     assertThat(o.events()).contains(new JournalEvent.Commit(0, 5, 0, ""));
     assertThat(journals()).containsExactly("journal-1");
@@ -85,6 +85,6 @@ class GroupJournalTest {
   @Test
   void aDirectoryWithoutACompleteJournalOpensAsNothing() throws Exception {
     Files.createDirectories(dir.resolve("journal-1"));
-    assertThat(GroupJournal.open(dir, LogFactory.CHRONICLE, clock, 1000)).isNull();
+    assertThat(GroupJournal.open(dir, ChronicleLog::open, clock, 1000)).isNull();
   }
 }

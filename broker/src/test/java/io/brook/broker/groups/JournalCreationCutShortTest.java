@@ -2,8 +2,8 @@ package io.brook.broker.groups;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.brook.broker.storage.LogFactory;
 import io.brook.broker.storage.LogOptions;
+import io.brook.broker.storage.chronicle.ChronicleLog;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -31,18 +31,18 @@ class JournalCreationCutShortTest {
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void aJournalWhoseQueueCreationWasCutShortIsDroppedAndTheBrokerStarts() throws Exception {
     JournalEvent.Config config = new JournalEvent.Config(GroupMode.OFFSET, Map.of("auto.offset.reset", "earliest"));
-    try (GroupJournal j = GroupJournal.create(dir, LogFactory.CHRONICLE, InstantSource.system(), 1000,
+    try (GroupJournal j = GroupJournal.create(dir, ChronicleLog::open, InstantSource.system(), 1000,
         List.of(config))) {
       j.append(new JournalEvent.Commit(0, 5, 0, ""));
     }
     Path next = dir.resolve("journal-2");
-    LogFactory.CHRONICLE.open(next, LogOptions.defaults()).close(); // the queue's files, as Chronicle creates them
+    ChronicleLog.open(next, LogOptions.defaults()).close(); // the queue's files, as Chronicle creates them
     try (FileChannel ch = FileChannel.open(next.resolve("metadata.cq4t"), StandardOpenOption.WRITE)) {
       ch.write(ByteBuffer.wrap(new byte[] {0, 0, 0, (byte) 0x80}), 0); // its header, still "not complete"
     }
 
     long started = System.nanoTime();
-    GroupJournal.Opened o = GroupJournal.open(dir, LogFactory.CHRONICLE, InstantSource.system(), 1000);
+    GroupJournal.Opened o = GroupJournal.open(dir, ChronicleLog::open, InstantSource.system(), 1000);
     o.journal().close();
 
     assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)).isLessThan(5);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.disk.DiskLimits;
-import io.brook.broker.storage.LogFactory;
+import io.brook.broker.storage.MemoryLog;
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.topics.TopicConfig;
 import io.brook.broker.topics.TopicManager;
@@ -37,13 +37,13 @@ class OffsetGroupHeldHeartbeatTest {
   @BeforeEach
   void setUp() {
     InstantSource clock = () -> Instant.ofEpochMilli(nowMs.get());
-    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, LogFactory.MEMORY, clock);
+    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, MemoryLog::open, clock);
     topics.recover();
     topics.create("t", 2, Map.of());
     DiskGuard disk = new DiskGuard(() -> Long.MAX_VALUE, new DiskLimits(0, 0, 0, 60_000), () -> 0,
         (from, to, message) -> { }, dir.toString());
     groups = new GroupManager(dir, new GroupContext(topics, clock, Runnable::run, 100, 100_000, 3000, disk),
-        LogFactory.MEMORY, 100_000);
+        MemoryLog::open, 100_000);
     groups.recover();
     group = groups.offsetGroup("g", true);
   }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.server.Broker;
-import io.brook.broker.storage.LogFactory;
 import io.brook.broker.storage.ManualClock;
+import io.brook.broker.storage.chronicle.ChronicleLog;
 import io.brook.client.Serdes;
 import io.brook.client.consumer.BrookConsumer;
 import io.brook.client.consumer.ConsumerConfig;
@@ -65,7 +65,7 @@ class RetentionIT {
   void start() throws IOException {
     BrokerConfig config = BrokerConfig.resolve(null, Map.of(), Map.of("data.dir", dir.resolve("data").toString(),
         "grpc.listen", "127.0.0.1:0", "http.listen", "127.0.0.1:0", "retention.check.interval.ms", "50", "group.min.session.timeout.ms", "500"));
-    broker = Broker.start(config, LogFactory.CHRONICLE, clock);
+    broker = Broker.start(config, ChronicleLog::open, clock);
     channel = ManagedChannelBuilder.forAddress("127.0.0.1", broker.port()).usePlaintext().build();
     wire = new Wire(channel);
   }

@@ -4,6 +4,7 @@ import io.brook.broker.records.LogRecord;
 import io.brook.broker.records.RecordHeader;
 import io.brook.broker.records.EncodedRecords;
 import io.brook.broker.records.ProducerStamp;
+import io.brook.broker.storage.chronicle.ChronicleLog;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -9,7 +9,7 @@ import io.brook.broker.errors.BrokerException;
 import io.brook.broker.records.IncomingBatch;
 import io.brook.broker.records.LogRecord;
 import io.brook.broker.records.RecordHeader;
-import io.brook.broker.storage.LogFactory;
+import io.brook.broker.storage.MemoryLog;
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.protocol.batch.TestBatches;
 import java.io.ByteArrayOutputStream;
@@ -34,7 +34,7 @@ class BatchValidatorTest {
 
   @BeforeEach
   void open() {
-    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, LogFactory.MEMORY,
+    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, MemoryLog::open,
         InstantSource.system());
     topics.recover();
     topic = topics.create("v", 2, Map.of("max.message.bytes", "10"));

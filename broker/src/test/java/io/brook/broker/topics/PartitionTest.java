@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
-import io.brook.broker.storage.LogFactory;
 import io.brook.broker.records.LogRecord;
 import io.brook.broker.storage.ManualClock;
 import io.brook.broker.storage.SegmentRoll;
+import io.brook.broker.storage.chronicle.ChronicleLog;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.List;
@@ -26,7 +26,7 @@ class PartitionTest {
 
   @BeforeEach
   void open() {
-    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, LogFactory.CHRONICLE,
+    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, ChronicleLog::open,
         InstantSource.system());
     topics.recover();
   }
@@ -51,16 +51,16 @@ class PartitionTest {
     long t0 = 1_763_800_000_000L;
     topics.close();
     TopicConfig oneSecond = TopicConfig.defaults(-1, -1, SegmentRoll.ONE_SECOND, 1 << 20);
-    topics = new TopicManager(dir, oneSecond, 1, LogFactory.CHRONICLE, new ManualClock(t0));
+    topics = new TopicManager(dir, oneSecond, 1, ChronicleLog::open, new ManualClock(t0));
     topics.recover();
     topics.create("k", 1, Map.of());
     topics.close();
     // 3 batches, then the producer's batch (id 7, epoch 0, sequence 0) completed alone in a new segment
-    io.brook.broker.storage.HaltAfterCompletingAppend.runInChild(dir.resolve("topics").resolve("k").resolve("0"), 3,
+    io.brook.broker.storage.chronicle.HaltAfterCompletingAppend.runInChild(dir.resolve("topics").resolve("k").resolve("0"), 3,
         SegmentRoll.ONE_SECOND, t0, t0 + 1000);
 
     ManualClock later = new ManualClock(t0 + 5000);
-    topics = new TopicManager(dir, oneSecond, 1, LogFactory.CHRONICLE, later);
+    topics = new TopicManager(dir, oneSecond, 1, ChronicleLog::open, later);
     topics.recover();
     Partition p = topics.get("k").partition(0);
     assertThat(p.endOffset()).isEqualTo(4);

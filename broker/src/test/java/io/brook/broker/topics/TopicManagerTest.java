@@ -7,7 +7,9 @@ import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.storage.LogFactory;
 import io.brook.broker.records.LogRecord;
+import io.brook.broker.storage.MemoryLog;
 import io.brook.broker.storage.SegmentRoll;
+import io.brook.broker.storage.chronicle.ChronicleLog;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,8 +40,8 @@ class TopicManagerTest {
       1 << 20);
 
   enum Logs {
-    CHRONICLE(LogFactory.CHRONICLE),
-    MEMORY(LogFactory.MEMORY);
+    CHRONICLE(ChronicleLog::open),
+    MEMORY(MemoryLog::open);
 
     final LogFactory factory;
 
@@ -127,7 +129,7 @@ class TopicManagerTest {
 
   @Test
   void aTopicCreatedWithoutACountGetsTheConfiguredDefault() {
-    TopicManager m = new TopicManager(dataDir(), DEFAULTS, 4, LogFactory.MEMORY, InstantSource.system());
+    TopicManager m = new TopicManager(dataDir(), DEFAULTS, 4, MemoryLog::open, InstantSource.system());
     opened.add(m);
     m.recover();
 

@@ -1,6 +1,18 @@
-package io.brook.broker.storage;
+package io.brook.broker.storage.chronicle;
 
+import io.brook.broker.storage.AppendBatch;
+import io.brook.broker.storage.AppendResult;
+import io.brook.broker.storage.BatchReadResult;
+import io.brook.broker.storage.LogOptions;
+import io.brook.broker.storage.ManualClock;
+import io.brook.broker.storage.OffsetOutOfRangeException;
+import io.brook.broker.storage.ReadResult;
+import io.brook.broker.storage.SegmentInfo;
+import io.brook.broker.storage.SegmentRoll;
+import io.brook.broker.storage.StorageException;
 import io.brook.broker.records.LogRecord;
+import io.brook.broker.storage.dump.DumpSummary;
+import io.brook.broker.storage.dump.LogDump;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -217,7 +229,7 @@ class ChronicleLogTest {
     }
     net.openhft.chronicle.queue.impl.single.SingleChronicleQueue abandoned =
         net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder.binary(dir)
-            .rollCycle(SegmentRoll.HOUR.rollCycle()).build();
+            .rollCycle(ChronicleRolls.of(SegmentRoll.HOUR)).build();
     abandoned.createAppender().writingDocument().wire().bytes().write(new byte[] {9, 9, 9});
     // Never closed: the write lock stays held by this PID, as after kill -9 of a PID-1 broker.
 
@@ -354,7 +366,7 @@ class ChronicleLogTest {
     try (ChronicleLog log = ChronicleLog.open(dir, options)) {
       log.append(AppendBatch.of(List.of(record("a", T0)), clock.millis()));
     }
-    Path leftover = dir.resolve("20251122-000000T.cq4" + ChronicleLog.DELETED_SUFFIX);
+    Path leftover = dir.resolve("20251122-000000T.cq4" + SegmentDeletion.DELETED_SUFFIX);
     java.nio.file.Files.write(leftover, new byte[4096]);
     try (ChronicleLog log = ChronicleLog.open(dir, options)) {
       assertThat(leftover).doesNotExist();

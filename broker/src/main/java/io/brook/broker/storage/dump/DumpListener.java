@@ -1,4 +1,4 @@
-package io.brook.broker.storage;
+package io.brook.broker.storage.dump;
 
 import io.brook.broker.records.LogRecord;
 

@@ -1,4 +1,4 @@
-package io.brook.broker.storage;
+package io.brook.broker.storage.chronicle;
 
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.core.UnsafeMemory;

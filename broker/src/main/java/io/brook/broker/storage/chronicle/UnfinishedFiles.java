@@ -1,5 +1,6 @@
-package io.brook.broker.storage;
+package io.brook.broker.storage.chronicle;
 
+import io.brook.broker.storage.StorageException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -26,7 +27,7 @@ import org.slf4j.LoggerFactory;
  */
 final class UnfinishedFiles {
   private static final Logger log = LoggerFactory.getLogger(UnfinishedFiles.class);
-  static final String METADATA = "metadata.cq4t";
+  private static final String METADATA = ChronicleInternals.METADATA;
   /** A finished file's first document (its header) ends well inside this; the rest must be empty too. */
   private static final int CHECKED_BYTES = 128 * 1024;
 

@@ -1,5 +1,16 @@
-package io.brook.broker.storage;
+package io.brook.broker.storage.dump;
 
+import io.brook.broker.storage.AppendBatch;
+import io.brook.broker.storage.BatchCodec;
+import io.brook.broker.storage.BatchHeader;
+import io.brook.broker.storage.ByteWriter;
+import io.brook.broker.storage.LogOptions;
+import io.brook.broker.storage.ManualClock;
+import io.brook.broker.storage.NotAPartitionDirectoryException;
+import io.brook.broker.storage.SegmentRoll;
+import io.brook.broker.storage.chronicle.ChronicleLog;
+import io.brook.broker.storage.chronicle.ChronicleRolls;
+import io.brook.broker.storage.chronicle.HaltMidAppend;
 import io.brook.broker.records.LogRecord;
 import io.brook.broker.records.RecordHeader;
 import io.brook.broker.records.ProducerStamp;
@@ -32,12 +43,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The offline dump: what it reports of sound logs, what it finds in broken ones, and that it never writes. */
-class LogDumpTest {
+public class LogDumpTest {
   static final long T0 = 1_763_800_000_000L;
   @TempDir Path dir;
 
-  /** Collects what the dump reports. */
-  static final class Collected implements DumpListener {
+  /** Collects what the dump reports (also for the Chronicle engine's tests of unfinished files). */
+  public static final class Collected implements DumpListener {
     final List<String> segments = new ArrayList<>();
     final List<DumpedBatch> batches = new ArrayList<>();
     final List<LogRecord> records = new ArrayList<>();
@@ -142,7 +153,7 @@ class LogDumpTest {
    */
   @Test
   void aQueueKilledBeforeItsLocksExistedIsDumpedAsEmptyAndOpens() throws Exception {
-    SingleChronicleQueueBuilder.binary(dir).rollCycle(SegmentRoll.HOUR.rollCycle()).build().close();
+    SingleChronicleQueueBuilder.binary(dir).rollCycle(ChronicleRolls.of(SegmentRoll.HOUR)).build().close();
     eraseMetadataFrom("chronicle.write.lock");
 
     DumpSummary s = LogDump.scan(dir, true, new Collected());
@@ -157,7 +168,7 @@ class LogDumpTest {
   /** The same one step earlier: even the directory listing's keys are missing ("listing.highestCycle"). */
   @Test
   void aQueueKilledBeforeItsListingExistedIsDumpedAsACreationCutShortAndOpens() throws Exception {
-    SingleChronicleQueueBuilder.binary(dir).rollCycle(SegmentRoll.HOUR.rollCycle()).build().close();
+    SingleChronicleQueueBuilder.binary(dir).rollCycle(ChronicleRolls.of(SegmentRoll.HOUR)).build().close();
     eraseMetadataFrom("listing.highestCycle");
     Map<String, String> before = fingerprint(dir);
 
@@ -208,7 +219,7 @@ class LogDumpTest {
   @Test
   void gapsOverlapsAndBrokenHeadersAreFound() {
     // Written below the log on purpose: ChronicleLog itself can never store such a sequence.
-    try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(dir).rollCycle(SegmentRoll.HOUR.rollCycle())
+    try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(dir).rollCycle(ChronicleRolls.of(SegmentRoll.HOUR))
         .build(); ExcerptAppender appender = q.createAppender()) {
       long position = 0;
       position = writeRaw(appender, 0, 2, position); // 0..1
@@ -233,7 +244,7 @@ class LogDumpTest {
 
   @Test
   void aLogPositionOutOfStepIsAnInconsistency() {
-    try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(dir).rollCycle(SegmentRoll.HOUR.rollCycle())
+    try (SingleChronicleQueue q = SingleChronicleQueueBuilder.binary(dir).rollCycle(ChronicleRolls.of(SegmentRoll.HOUR))
         .build(); ExcerptAppender appender = q.createAppender()) {
       writeRaw(appender, 0, 1, 0);
       writeRaw(appender, 1, 1, 12_345); // bytes before it do not add up
@@ -343,7 +354,7 @@ class LogDumpTest {
   }
 
   /** File name → digest of its content and its modification time. */
-  static Map<String, String> fingerprint(Path queueDir) throws Exception {
+  public static Map<String, String> fingerprint(Path queueDir) throws Exception {
     Map<String, String> out = new TreeMap<>();
     try (Stream<Path> files = Files.list(queueDir)) {
       for (Path f : files.toList()) {

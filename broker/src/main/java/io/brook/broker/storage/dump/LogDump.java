@@ -1,56 +1,35 @@
-package io.brook.broker.storage;
+package io.brook.broker.storage.dump;
 
 import io.brook.broker.records.LogRecord;
 import io.brook.broker.records.ProducerStamp;
+import io.brook.broker.storage.BatchCodec;
+import io.brook.broker.storage.BatchHeader;
+import io.brook.broker.storage.DataDirectoryLock;
+import io.brook.broker.storage.NotAPartitionDirectoryException;
+import io.brook.broker.storage.StorageException;
+import io.brook.broker.storage.chronicle.OfflineQueue;
 import io.brook.protocol.batch.BatchFormat;
 import io.brook.protocol.batch.BatchReader;
-import java.io.File;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
-import net.openhft.chronicle.bytes.Bytes;
-import net.openhft.chronicle.queue.ExcerptTailer;
-import net.openhft.chronicle.queue.RollCycle;
-import net.openhft.chronicle.queue.impl.TableStore;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
-import net.openhft.chronicle.queue.impl.single.TableStoreWriteLock;
-import net.openhft.chronicle.queue.impl.table.Metadata;
-import net.openhft.chronicle.queue.impl.table.SingleTableBuilder;
-import net.openhft.chronicle.threads.Pauser;
-import net.openhft.chronicle.wire.DocumentContext;
-import net.openhft.chronicle.wire.Wires;
 
 /**
  * Reads a partition directory offline, batch by batch, and checks it: each batch's header, CRC32C and
  * records, offsets contiguous from one batch to the next, log positions and running max timestamps
  * consistent, and whether an append was cut short at the tail.
  *
- * <p>Never writes: the queue is opened read-only, Chronicle's locks are only read, and the tail is
- * inspected through a read-only file channel. A broker may run meanwhile (Chronicle readers are safe
- * beside a writer); the dump is then a snapshot and says so. Only the storage package sees Chronicle:
- * callers get {@link DumpedBatch}, {@link LogRecord} and {@link DumpSummary}.
+ * <p>Never writes (see {@link OfflineQueue}, which reads the files for it). A broker may run meanwhile;
+ * the dump is then a snapshot and says so. Only the Chronicle engine sees Chronicle: callers get
+ * {@link DumpedBatch}, {@link LogRecord} and {@link DumpSummary}.
  */
 public final class LogDump {
   private static final String METADATA = "metadata.cq4t";
-  /** The directory listing's keys, added right after the metadata file: a read-only open needs them. */
-  private static final List<String> LISTING_KEYS =
-      List.of("listing.highestCycle", "listing.lowestCycle", "listing.modCount");
-  private static final String WRITE_LOCK = "chronicle.write.lock";
-  private static final String APPEND_LOCK = "chronicle.append.lock";
   private static final int MAX_PROBLEMS = 100;
-  /** Bytes looked at after the last document for leftovers of an unfinished one. */
-  private static final int TAIL_PROBE = 64;
 
   private final Path dir;
   private final boolean withRecords;
@@ -59,7 +38,8 @@ public final class LogDump {
   private final BatchReader in = new BatchReader();
   private final List<LogRecord> decoded = new ArrayList<>();
   private final List<String> problems = new ArrayList<>();
-  private byte[] buf = new byte[64 * 1024];
+  /** The document being visited (the queue's buffer). */
+  private byte[] buf;
 
   private String segment;
   private int segments;
@@ -96,10 +76,10 @@ public final class LogDump {
     LogDump dump = new LogDump(dir, withRecords, listener);
     // A queue whose creation a kill cut short: Chronicle would wait for it and fail, or refuse to open
     // it read-only. Say what it is instead.
-    if (UnfinishedFiles.metadata(dir) || !dump.chronicleKeys().containsAll(LISTING_KEYS)) {
+    if (OfflineQueue.creationCutShort(dir)) {
       return dump.unfinishedQueue(brokerRunning);
     }
-    try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir).readOnly(true).build()) {
+    try (OfflineQueue queue = OfflineQueue.open(dir)) {
       return dump.run(queue, brokerRunning);
     } catch (StorageException e) {
       throw e;
@@ -160,38 +140,23 @@ public final class LogDump {
         brokerRunning ? DumpSummary.Tail.APPEND_IN_PROGRESS : DumpSummary.Tail.TORN, List.of());
   }
 
-  private DumpSummary run(SingleChronicleQueue queue, boolean brokerRunning) {
-    RollCycle roll = queue.rollCycle();
-    File lastFile = null;
-    long lastDocumentEnd = -1;
-    int cycle = Integer.MIN_VALUE;
-    try (ExcerptTailer tailer = queue.createTailer()) {
-      while (true) {
-        try (DocumentContext dc = tailer.readingDocument()) {
-          if (!dc.isPresent()) {
-            break;
-          }
-          int c = roll.toCycle(dc.index());
-          if (c != cycle) {
-            cycle = c;
-            lastFile = tailer.currentFile();
-            segment = lastFile == null ? "cycle " + c : lastFile.getName();
-            segments++;
-            listener.segment(segment, c);
-          }
-          Bytes<?> doc = dc.wire().bytes();
-          int length = (int) doc.readRemaining();
-          if (buf.length < length) {
-            buf = new byte[Math.max(length, buf.length * 2)];
-          }
-          lastDocumentEnd = doc.readLimit(); // the file position where the next document's header goes
-          doc.read(buf, 0, length);
-          visit(length);
-        }
+  private DumpSummary run(OfflineQueue queue, boolean brokerRunning) {
+    queue.forEachDocument(new OfflineQueue.DocumentVisitor() {
+      @Override
+      public void segment(String fileName, int cycle) {
+        LogDump.this.segment = fileName;
+        segments++;
+        listener.segment(fileName, cycle);
       }
-    }
-    DumpSummary.Tail tail = tail(lastFile, lastDocumentEnd, brokerRunning);
-    return new DumpSummary(dir, rollLabel(roll), brokerRunning, segments, batches, records, bytes, firstOffset,
+
+      @Override
+      public void document(byte[] bytes, int length) {
+        buf = bytes;
+        visit(length);
+      }
+    });
+    DumpSummary.Tail tail = tail(queue, brokerRunning);
+    return new DumpSummary(dir, queue.rollLabel(), brokerRunning, segments, batches, records, bytes, firstOffset,
         lastOffset, gaps, overlaps, checksumFailures, malformed, inconsistencies, tail, List.copyOf(problems));
   }
 
@@ -289,90 +254,15 @@ public final class LogDump {
 
   /**
    * What follows the last complete document: Chronicle's write (or append) lock still held means its
-   * writer died mid-append; bytes after the last document are an unfinished one (Chronicle writes a
-   * document's header when the document completes, so a killed append leaves bytes without one), and
-   * so is a segment file whose own header was never written (a kill while it was created).
+   * writer died mid-append (or, with a broker running, is appending); an unfinished document or
+   * segment file after it is what an earlier crash left.
    */
-  private DumpSummary.Tail tail(File lastFile, long lastDocumentEnd, boolean brokerRunning) {
-    boolean locked = chronicleLockHeld();
-    boolean leftover = (lastFile != null && bytesAfter(lastFile, lastDocumentEnd))
-        || !UnfinishedFiles.segments(dir).isEmpty();
+  private static DumpSummary.Tail tail(OfflineQueue queue, boolean brokerRunning) {
+    boolean locked = queue.lockHeld();
+    boolean leftover = queue.unfinishedAfterLastDocument();
     if (brokerRunning) {
       return locked || leftover ? DumpSummary.Tail.APPEND_IN_PROGRESS : DumpSummary.Tail.CLEAN;
     }
     return locked ? DumpSummary.Tail.TORN : leftover ? DumpSummary.Tail.LEFTOVER : DumpSummary.Tail.CLEAN;
-  }
-
-  /**
-   * Chronicle's write or append lock is held. A lock whose key the metadata does not have yet was
-   * never taken (a kill between the queue's creation and its first lock leaves that); a read-only
-   * store cannot create the key, so only the keys present are looked at.
-   */
-  private boolean chronicleLockHeld() {
-    Set<String> keys = chronicleKeys();
-    for (String key : List.of(WRITE_LOCK, APPEND_LOCK)) {
-      if (keys.contains(key)) {
-        try (TableStore<Metadata.NoMeta> store = metadataStore();
-            TableStoreWriteLock lock = new TableStoreWriteLock(store, Pauser::balanced, 0L, key)) {
-          if (lock.locked()) {
-            return true;
-          }
-        }
-      }
-    }
-    return false;
-  }
-
-  /** The keys Chronicle keeps in the queue's metadata.cq4t (listing bounds, locks, ...). */
-  private Set<String> chronicleKeys() {
-    try (TableStore<Metadata.NoMeta> store = metadataStore()) {
-      Set<String> keys = new HashSet<>();
-      store.forEachKey(keys, (found, key, value) -> found.add(key.toString()));
-      return keys;
-    }
-  }
-
-  private TableStore<Metadata.NoMeta> metadataStore() {
-    SingleChronicleQueueBuilder.addAliases(); // the metadata file names its types by alias
-    return SingleTableBuilder.binary(dir.resolve(METADATA).toFile(), Metadata.NoMeta.INSTANCE).readOnly(true).build();
-  }
-
-  /** Walks Chronicle's document headers after {@code end}: metadata documents are skipped, anything else counts. */
-  private static boolean bytesAfter(File file, long end) {
-    ByteBuffer b = ByteBuffer.allocate(TAIL_PROBE).order(ByteOrder.LITTLE_ENDIAN);
-    long pos = (end + 3) & ~3L; // headers are 4-byte aligned
-    try (FileChannel ch = FileChannel.open(file.toPath(), StandardOpenOption.READ)) {
-      for (int step = 0; step < 1024; step++) {
-        b.clear();
-        int n = ch.read(b, pos);
-        if (n < 4) {
-          return false; // the end of the file
-        }
-        int header = b.getInt(0);
-        if (header == 0) {
-          for (int i = 4; i < n; i++) {
-            if (b.get(i) != 0) {
-              return true; // content of a document whose header was never written
-            }
-          }
-          return false;
-        }
-        if (header == Wires.END_OF_DATA) {
-          return false; // the segment was closed when the queue rolled
-        }
-        if (Wires.isNotComplete(header) || (header & Wires.META_DATA) == 0) {
-          return true; // a document still being written, or one appended after our read
-        }
-        pos = (pos + 4 + Wires.lengthOf(header) + 3) & ~3L;
-      }
-      return false;
-    } catch (IOException e) {
-      throw new StorageException("cannot read " + file + ": " + e.getMessage(), e);
-    }
-  }
-
-  private static String rollLabel(RollCycle roll) {
-    return Stream.of(SegmentRoll.values()).filter(r -> r.rollCycle().format().equals(roll.format())
-        && r.lengthMillis() == roll.lengthInMillis()).map(SegmentRoll::label).findFirst().orElse(roll.toString());
   }
 }

@@ -4,13 +4,15 @@ import io.brook.broker.records.LogRecord;
 import io.brook.broker.records.EncodedRecords;
 import io.brook.protocol.batch.BatchFormat;
 import io.brook.protocol.batch.BatchReader;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * A partition log in memory, for fast tests of the layers above. It stores batches in the same
- * encoded form as {@link ChronicleLog} and groups them into segments by the same clock and roll.
+ * A partition log in memory, for fast tests of the layers above (it lives with the tests: the broker
+ * never runs it). It stores batches in the same encoded form as the Chronicle log and groups them into
+ * segments by the same clock and roll; {@link PartitionLogContractTest} runs both through one contract.
  */
 public final class MemoryLog implements PartitionLog {
   private final LogOptions options;
@@ -27,6 +29,11 @@ public final class MemoryLog implements PartitionLog {
 
   public MemoryLog(LogOptions options) {
     this.options = options;
+  }
+
+  /** A {@link LogFactory}: {@code MemoryLog::open}, as the broker passes {@code ChronicleLog::open}. */
+  public static MemoryLog open(Path dir, LogOptions options) {
+    return new MemoryLog(options);
   }
 
   @Override

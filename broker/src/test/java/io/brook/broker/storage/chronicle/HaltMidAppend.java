@@ -1,5 +1,8 @@
-package io.brook.broker.storage;
+package io.brook.broker.storage.chronicle;
 
+import io.brook.broker.storage.AppendBatch;
+import io.brook.broker.storage.LogOptions;
+import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.records.LogRecord;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,7 +25,7 @@ public final class HaltMidAppend {
             System.currentTimeMillis()));
       }
     }
-    SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir).rollCycle(SegmentRoll.HOUR.rollCycle()).build();
+    SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir).rollCycle(ChronicleRolls.of(SegmentRoll.HOUR)).build();
     ExcerptAppender appender = queue.createAppender();
     DocumentContext dc = appender.writingDocument();
     dc.wire().bytes().write(new byte[] {1, 2, 3, 4, 5});

@@ -1,6 +1,14 @@
-package io.brook.broker.storage;
+package io.brook.broker.storage.chronicle;
 
+import io.brook.broker.storage.AppendBatch;
+import io.brook.broker.storage.LogOptions;
+import io.brook.broker.storage.ManualClock;
+import io.brook.broker.storage.SegmentRoll;
+import io.brook.broker.storage.StorageException;
 import io.brook.broker.records.LogRecord;
+import io.brook.broker.storage.dump.DumpSummary;
+import io.brook.broker.storage.dump.LogDump;
+import io.brook.broker.storage.dump.LogDumpTest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.RandomAccessFile;
@@ -30,7 +38,7 @@ class UnfinishedFilesTest {
 
   /** What the kill leaves: the next second's segment file, created at Chronicle's size, nothing written. */
   void leaveAnUnfinishedSegment(long cycleStartMs) throws Exception {
-    String name = DateTimeFormatter.ofPattern(SegmentRoll.ONE_SECOND.rollCycle().format()).withZone(ZoneOffset.UTC)
+    String name = DateTimeFormatter.ofPattern(ChronicleRolls.of(SegmentRoll.ONE_SECOND).format()).withZone(ZoneOffset.UTC)
         .format(Instant.ofEpochMilli(cycleStartMs)) + ".cq4";
     long size;
     try (Stream<Path> files = Files.list(dir)) {

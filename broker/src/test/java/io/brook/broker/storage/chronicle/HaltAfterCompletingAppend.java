@@ -1,5 +1,11 @@
-package io.brook.broker.storage;
+package io.brook.broker.storage.chronicle;
 
+import io.brook.broker.storage.AppendBatch;
+import io.brook.broker.storage.BatchCodec;
+import io.brook.broker.storage.ByteWriter;
+import io.brook.broker.storage.LogOptions;
+import io.brook.broker.storage.ManualClock;
+import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.records.LogRecord;
 import io.brook.broker.records.ProducerStamp;
 import java.nio.file.Files;
@@ -65,7 +71,7 @@ public final class HaltAfterCompletingAppend {
     ByteWriter out = new ByteWriter(1024);
     BatchCodec.encode(out, new AppendBatch(List.of(LogRecord.of(null, "orphan".getBytes(), t0, List.of())), t1, false,
         new ProducerStamp(7, (short) 0, 0)), base, t0, endLogPosition, new CRC32C());
-    SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir).rollCycle(roll.rollCycle())
+    SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(dir).rollCycle(ChronicleRolls.of(roll))
         .timeProvider(() -> t1).build();
     ExcerptAppender appender = queue.createAppender();
     DocumentContext dc = appender.writingDocument();

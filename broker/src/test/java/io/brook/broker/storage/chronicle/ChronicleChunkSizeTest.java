@@ -1,5 +1,8 @@
-package io.brook.broker.storage;
+package io.brook.broker.storage.chronicle;
 
+import io.brook.broker.storage.AppendBatch;
+import io.brook.broker.storage.LogOptions;
+import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.records.LogRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,7 +26,7 @@ class ChronicleChunkSizeTest {
   @Test
   void everyRollMapsInChunksOfTheSizeThePerWriterDefaultKeeps() {
     for (SegmentRoll roll : SegmentRoll.values()) {
-      long blockSize = SingleChronicleQueueBuilder.binary(dir.resolve(roll.label())).rollCycle(roll.rollCycle())
+      long blockSize = SingleChronicleQueueBuilder.binary(dir.resolve(roll.label())).rollCycle(ChronicleRolls.of(roll))
           .blockSize();
       assertThat(blockSize).as(roll.label()).isEqualTo(CHUNK);
     }

@@ -1,4 +1,4 @@
-package io.brook.broker.storage;
+package io.brook.broker.storage.dump;
 
 import java.nio.file.Path;
 import java.util.List;

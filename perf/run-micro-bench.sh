@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the perf module and runs the in-memory JMH micro-benchmarks (CodecBenchmark,
-# PartitionerBenchmark), then prints Brook vs Kafka (kafka-clients 4.3.1) and their ratio.
+# PartitionerBenchmark, and client-java's ClientCodecBenchmark, which brook-perf.jar bundles), then
+# prints Brook vs Kafka (kafka-clients 4.3.1) and their ratio.
 #
 #   perf/run-micro-bench.sh                        # full run (~5 min on 2 cores)
 #   perf/run-micro-bench.sh -p recordSize=100      # extra arguments go to JMH

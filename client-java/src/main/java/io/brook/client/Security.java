@@ -1,13 +1,15 @@
 package io.brook.client;
 
 import io.brook.client.errors.ConfigException;
-import io.brook.client.internal.Connection;
+import io.brook.client.internal.channel.Channels;
 import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import javax.net.ssl.SSLException;
 
 /**
  * How a client connects: TLS (trusting a CA file, or the JVM's trust store), an optional client
@@ -73,11 +75,19 @@ public final class Security {
    * between clients ({@code channel(...)} of the config builders); the caller closes it.
    */
   public ManagedChannel newChannel(String hostPort) {
-    String bad = Connection.checkAddress(hostPort);
+    String bad = Channels.checkAddress(hostPort);
     if (bad != null) {
       throw new ConfigException("CONFIG", "broker " + bad + " (got " + hostPort + ")");
     }
-    return Connection.newChannel(hostPort, this);
+    SslContext ssl = null;
+    if (tls) {
+      try {
+        ssl = Channels.clientTls(trustCa, certificate, key);
+      } catch (SSLException | IllegalArgumentException e) {
+        throw new ConfigException("CONFIG", "invalid security files (" + this + "): " + e.getMessage(), e);
+      }
+    }
+    return Channels.newChannel(hostPort, ssl, token);
   }
 
   @Override

@@ -1,14 +1,10 @@
 package io.brook.perf;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.brook.broker.records.LogRecord;
 import io.brook.broker.storage.AppendBatch;
 import io.brook.broker.storage.BatchCodec;
 import io.brook.broker.storage.ByteWriter;
 import io.brook.broker.storage.StorageException;
-import io.brook.client.producer.ProduceEncodingAccess;
-import io.brook.protocol.v1.ProduceBatch;
-import io.brook.protocol.v1.ProduceStreamRequest;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,14 +36,12 @@ import org.openjdk.jmh.infra.Blackhole;
  *   <li>{@code brookEncode}: the broker's storage codec ({@code BatchCodec.encode}, what
  *       {@code ChronicleLog.append} runs before the Chronicle write) of a prebuilt
  *       {@link AppendBatch} into a reused buffer, CRC32C of the records included.
- *   <li>{@code brookClientEncode}: the Java client's produce encoding, record by record into a batch
- *       buffer sized up front (RecordEncoding, as {@code send}), then the ProduceStreamRequest framed
- *       around it (ProduceRequestEncoding, as the sender): one new request byte[] per call. No CRC
- *       (Brook's produce request has none).
  *   <li>{@code kafkaEncode}: {@code MemoryRecords.builder} over a reused heap buffer,
  *       {@code append(timestamp, null, value, EMPTY_HEADERS)} per record and {@code build()}, which
  *       writes the batch header and its CRC32C: what Kafka's producer does per batch. It is the peer of
- *       both Brook encodings (Kafka's client sends that batch as is; its broker keeps it as is).
+ *       both Brook encodings: brookEncode and the Java client's {@code brookClientEncode}
+ *       (io.brook.client.producer.ClientCodecBenchmark, client-java's own benchmark, same records and
+ *       settings). Kafka's client sends that batch as is; its broker keeps it as is.
  *   <li>{@code brookDecode}: CRC32C check of a stored batch, then {@code BatchCodec.decode} of all its
  *       records into {@code LogRecord}s (key and value copied out), as {@code ChronicleLog.read} with
  *       checksums on, minus Chronicle.
@@ -78,13 +72,11 @@ public class CodecBenchmark extends MicroBenchmark {
   private final CRC32C brookCrc = new CRC32C();
   private byte[] brookStored;
   private final List<LogRecord> decoded = new ArrayList<>();
-  private int clientBatchBytes;
-  private long correlationId;
   private ByteBuffer kafkaOut;
   private ByteBuffer kafkaStored;
 
   @Setup(Level.Trial)
-  public void setUp() throws InvalidProtocolBufferException {
+  public void setUp() {
     SplittableRandom random = new SplittableRandom(42);
     timestamp = System.currentTimeMillis();
     values = new byte[batchSize][];
@@ -106,18 +98,6 @@ public class CodecBenchmark extends MicroBenchmark {
           && decoded.get(i).timestamp() == timestamp, "Brook record " + i + " differs");
     }
     decoded.clear();
-
-    clientBatchBytes = ProduceEncodingAccess.batchBytes(values, timestamp);
-    ProduceBatch sent = ProduceStreamRequest.parseFrom(ProduceEncodingAccess.encode(values, timestamp,
-        clientBatchBytes, 1)).getRequest().getBatches(0);
-    byte[] section = sent.getEncodedRecords().getRecords().toByteArray();
-    io.brook.protocol.batch.BatchReader sentRecords = new io.brook.protocol.batch.BatchReader().wrapRecords(section,
-        0, section.length, sent.getEncodedRecords().getRecordCount(), sent.getEncodedRecords().getBaseTimestampMs());
-    for (int i = 0; i < batchSize; i++) {
-      check(sentRecords.next() && Arrays.equals(sentRecords.copyValue(), values[i])
-          && sentRecords.timestamp() == timestamp, "client record " + i + " differs");
-    }
-    check(!sentRecords.next(), "the client encoded more than " + batchSize + " records");
 
     // Kafka's builder grows its buffer when it is too small: size it for the batch once.
     kafkaOut = ByteBuffer.allocate(batchSize * (recordSize + 32) + 128);
@@ -173,12 +153,6 @@ public class CodecBenchmark extends MicroBenchmark {
   @Benchmark
   public void brookEncode(RecordCounter counter, Blackhole bh) {
     bh.consume(brookEncodeOnce());
-    counter.records += batchSize;
-  }
-
-  @Benchmark
-  public void brookClientEncode(RecordCounter counter, Blackhole bh) {
-    bh.consume(ProduceEncodingAccess.encode(values, timestamp, clientBatchBytes, ++correlationId));
     counter.records += batchSize;
   }
 

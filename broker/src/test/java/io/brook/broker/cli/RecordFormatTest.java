@@ -35,8 +35,8 @@ class RecordFormatTest {
         .addHeaders(io.brook.protocol.v1.Header.newBuilder().setKey("a").setValue(ByteString.copyFromUtf8("1")))
         .addHeaders(io.brook.protocol.v1.Header.newBuilder().setKey("b").setValue(ByteString.copyFromUtf8("é")))
         .build();
-    ConsumerRecord<byte[], byte[]> client = RecordConversion.toConsumerRecord("t", 3, wire,
-        Serdes.bytesDeserializer(), Serdes.bytesDeserializer());
+    ConsumerRecord<byte[], byte[]> client = RecordConversion.toRecord("t", 3, wire,
+        Serdes.bytesDeserializer(), Serdes.bytesDeserializer(), ConsumerRecord::new);
     String template = "%p %o %t %T [%k] [%v] [%h] [%a] 100%% é";
     ByteArrayOutputStream fromWire = new ByteArrayOutputStream();
     new RecordFormat(template).write(3, wire, fromWire);

@@ -192,8 +192,8 @@ public final class AckConsumer<K, V> implements AutoCloseable {
     for (int i = 0; i < got.size(); i++) {
       Inbound in = got.get(i);
       try {
-        ConsumerRecord<K, V> r = RecordConversion.toConsumerRecord(in.topic(), in.partition(), in.leased().getRecord(),
-            keys, values);
+        ConsumerRecord<K, V> r = RecordConversion.toRecord(in.topic(), in.partition(), in.leased().getRecord(),
+            keys, values, ConsumerRecord::new);
         out.add(new AckRecord<>(r, in.leased().getDeliveryAttempt(), in.leased().getLeaseDeadlineMs()));
       } catch (RuntimeException e) {
         for (int j = got.size() - 1; j > i; j--) {

@@ -20,7 +20,7 @@ final class Descriptions {
   private Descriptions() {}
 
   static TopicInfo topic(TopicDescription t) {
-    return new TopicInfo(t.getName(), t.getTopicId(), t.getConfigMap(), PartitionInfos.of(t), t.getCreatedAtMs());
+    return new TopicInfo(t.getName(), t.getTopicId(), t.getConfigMap(), PartitionInfos.of(t, PartitionInfo::new), t.getCreatedAtMs());
   }
 
   static GroupListing listing(GroupSummary g) {

@@ -251,7 +251,7 @@ final class Fetcher<K, V> {
   List<ConsumerRecord<K, V>> convert(TopicPartition tp, PartitionRecords pr, long position) {
     List<ConsumerRecord<K, V>> converted = new ArrayList<>(pr.getRecordsCount());
     for (Record r : pr.getRecordsList()) { // a broker that does not know raw_batches answers with records
-      converted.add(RecordConversion.toConsumerRecord(tp.topic(), tp.partition(), r, keys, values));
+      converted.add(RecordConversion.toRecord(tp.topic(), tp.partition(), r, keys, values, ConsumerRecord::new));
     }
     try {
       for (ByteString batch : pr.getBatchesList()) {

@@ -127,7 +127,7 @@ final class OffsetCalls {
   /** The topic's partitions as the broker describes them now. */
   List<PartitionInfo> partitionsFor(String topic) {
     return PartitionInfos.of(admin.withDeadlineAfter(config.requestTimeoutMs(), TimeUnit.MILLISECONDS)
-        .describeTopic(DescribeTopicRequest.newBuilder().setName(topic).build()).getTopic());
+        .describeTopic(DescribeTopicRequest.newBuilder().setName(topic).build()).getTopic(), PartitionInfo::new);
   }
 
   /** The earliest or latest offset of each partition. */

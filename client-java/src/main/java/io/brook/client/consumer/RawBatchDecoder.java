@@ -41,7 +41,7 @@ final class RawBatchDecoder<K, V> {
     }
     reader.skipTo(position);
     while (reader.next()) {
-      out.add(RecordConversion.toConsumerRecord(tp.topic(), tp.partition(), reader, keys, values));
+      out.add(RecordConversion.toRecord(tp.topic(), tp.partition(), reader, keys, values, ConsumerRecord::new));
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.brook.client.internal;
 
 import io.brook.client.errors.ConfigException;
+import io.brook.client.internal.channel.Channels;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,7 +38,7 @@ public final class Problems {
   /** The broker's address, unless a shared channel stands in for it. */
   public Problems broker(String address, Object sharedChannel) {
     if (sharedChannel == null) {
-      String bad = Connection.checkAddress(address);
+      String bad = Channels.checkAddress(address);
       check(bad == null, "broker", bad, address);
     }
     return this;

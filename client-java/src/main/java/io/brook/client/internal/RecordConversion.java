@@ -2,27 +2,36 @@ package io.brook.client.internal;
 
 import io.brook.client.Deserializer;
 import io.brook.client.Header;
-import io.brook.client.consumer.ConsumerRecord;
 import io.brook.protocol.batch.BatchReader;
 import io.brook.protocol.v1.Record;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-/** From the wire's {@link Record}, or a raw batch's record, to the client's record types (the producer encodes records itself). */
+/**
+ * From the wire's {@link Record}, or a raw batch's record, to the client's record type (the producer
+ * encodes records itself). The caller names that type by its constructor ({@code ConsumerRecord::new}),
+ * so this package does not depend on the consumer package that depends on it.
+ */
 public final class RecordConversion {
   private RecordConversion() {}
 
-  public static <K, V> ConsumerRecord<K, V> toConsumerRecord(String topic, int partition, Record r,
-      Deserializer<K> keys, Deserializer<V> values) {
+  /** Makes the client's record from a received record's fields, keys and values already deserialized. */
+  @FunctionalInterface
+  public interface RecordFactory<K, V, R> {
+    R make(String topic, int partition, long offset, long timestampMs, K key, V value, List<Header> headers);
+  }
+
+  public static <K, V, R> R toRecord(String topic, int partition, Record r, Deserializer<K> keys,
+      Deserializer<V> values, RecordFactory<K, V, R> factory) {
     K key = r.hasKey() ? keys.deserialize(topic, r.getKey().toByteArray()) : null;
     V value = values.deserialize(topic, r.getValue().toByteArray());
-    return new ConsumerRecord<>(topic, partition, r.getOffset(), r.getTimestampMs(), key, value, headers(r));
+    return factory.make(topic, partition, r.getOffset(), r.getTimestampMs(), key, value, headers(r));
   }
 
   /** The record a {@link BatchReader} stands on (after {@code next()}), copying what it keeps. */
-  public static <K, V> ConsumerRecord<K, V> toConsumerRecord(String topic, int partition, BatchReader r,
-      Deserializer<K> keys, Deserializer<V> values) {
+  public static <K, V, R> R toRecord(String topic, int partition, BatchReader r, Deserializer<K> keys,
+      Deserializer<V> values, RecordFactory<K, V, R> factory) {
     K key = r.hasKey() ? keys.deserialize(topic, r.copyKey()) : null;
     V value = values.deserialize(topic, r.copyValue());
     List<Header> headers = List.of();
@@ -34,7 +43,7 @@ public final class RecordConversion {
       }
       headers = List.of(hs);
     }
-    return new ConsumerRecord<>(topic, partition, r.offset(), r.timestamp(), key, value, headers);
+    return factory.make(topic, partition, r.offset(), r.timestamp(), key, value, headers);
   }
 
   public static List<Header> headers(Record r) {

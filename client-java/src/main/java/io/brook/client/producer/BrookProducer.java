@@ -168,7 +168,7 @@ public final class BrookProducer<K, V> implements AutoCloseable {
   public List<PartitionInfo> partitionsFor(String topic) {
     Objects.requireNonNull(topic, "topic");
     ensureOpen();
-    return PartitionInfos.of(metadata.describe(topic, System.nanoTime() + config.maxBlockMs * 1_000_000L));
+    return PartitionInfos.of(metadata.describe(topic, System.nanoTime() + config.maxBlockMs * 1_000_000L), PartitionInfo::new);
   }
 
   private void acquire(int size, long deadline) {

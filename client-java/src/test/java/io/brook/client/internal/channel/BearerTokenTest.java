@@ -1,4 +1,4 @@
-package io.brook.client.internal;
+package io.brook.client.internal.channel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

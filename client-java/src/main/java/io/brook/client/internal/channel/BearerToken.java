@@ -1,4 +1,4 @@
-package io.brook.client.internal;
+package io.brook.client.internal.channel;
 
 import io.grpc.CallCredentials;
 import io.grpc.Grpc;

@@ -1,0 +1,4 @@
+package io.brook.broker.archfixture.core;
+
+/** A core service the fixtures point at. */
+public class FixtureService {}

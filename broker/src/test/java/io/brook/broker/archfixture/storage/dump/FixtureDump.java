@@ -1,0 +1,4 @@
+package io.brook.broker.archfixture.storage.dump;
+
+/** The offline dump the cli may use. */
+public class FixtureDump {}

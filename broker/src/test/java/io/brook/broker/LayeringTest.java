@@ -6,7 +6,6 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,7 +39,6 @@ class LayeringTest {
   }
 
   @Test
-  @Disabled("ON AFTER PARTS 1 AND 2 MERGE: core and storage.dump do not exist yet")
   void everyPackageTheRulesNameHasClassesAfterTheRefactor() {
     for (String name : BrokerLayering.ARRIVING_PACKAGES) {
       assertHasClasses(BROKER + "." + name);
@@ -63,7 +61,6 @@ class LayeringTest {
   }
 
   @Test
-  @Disabled("ON AFTER api.ApiObserver moves out of api (into metrics or core): metrics.RpcMetrics implements it today")
   void adaptersAreUsedOnlyByServer() {
     BrokerLayering.adaptersAreUsedOnlyByServer(BROKER).check(broker);
   }
@@ -74,31 +71,26 @@ class LayeringTest {
   }
 
   @Test
-  @Disabled("ON AFTER PARTS 2 AND 3 MERGE (core for produce, fetch, admin, groups, ack): api reaches topics, groups, delivery, disk, durability and producers directly today")
   void doorsCallTheCore() {
     BrokerLayering.doorsCallTheCore(BROKER).check(broker);
   }
 
   @Test
-  @Disabled("ON AFTER PART 2 MERGES (the core exists): no class in io.brook.broker.core yet")
   void coreIsProtocolNeutral() {
     BrokerLayering.coreIsProtocolNeutral(BROKER).check(broker);
   }
 
   @Test
-  @Disabled("ON AFTER PART 2 MERGES: api.ProduceHandler, RecordsAnswer and AdminGrpcService use storage types today")
   void adaptersDoNotReachStorage() {
     BrokerLayering.adaptersDoNotReachStorage(BROKER).check(broker);
   }
 
   @Test
-  @Disabled("ON AFTER PART 1 MERGES (storage.dump): cli.Dump* use the dump types in storage today")
   void cliReadsStorageOnlyThroughTheDump() {
     BrokerLayering.cliReadsStorageOnlyThroughTheDump(BROKER).check(broker);
   }
 
   @Test
-  @Disabled("ON AFTER PART 2 MERGES: topics.Topic wraps records in protobuf ByteStrings today")
   void noProtocolTypeBelowTheAdapters() {
     BrokerLayering.noProtocolTypeBelowTheAdapters(BROKER).check(broker);
   }

@@ -9,7 +9,6 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
 import io.brook.client.producer.BorrowedPackageFixture;
 import java.nio.file.Path;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,7 +38,6 @@ class PerfPackagesTest {
   }
 
   @Test
-  @Disabled("ON AFTER PART 1 MERGES: perf's BatchCodecAccess still lives in io.brook.broker.storage")
   void everyPerfClassIsInPerfsOwnPackage() {
     ALL_IN_PERF.check(perf());
   }

@@ -1,5 +1,6 @@
 package io.brook.broker.api;
 
+import io.brook.broker.metrics.ApiObserver;
 import java.util.concurrent.Executor;
 
 /**

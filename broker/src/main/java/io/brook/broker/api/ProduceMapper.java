@@ -6,6 +6,7 @@ import io.brook.broker.core.ProduceCall;
 import io.brook.broker.core.ProduceService;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.metrics.ApiObserver;
 import io.brook.broker.records.IncomingBatch;
 import io.brook.protocol.batch.ByteStringSlice;
 import io.brook.protocol.v1.Durability;

@@ -1,5 +1,6 @@
 package io.brook.broker.api;
 
+import io.brook.broker.metrics.ApiObserver;
 import io.brook.broker.outbound.OutboundMemory;
 import io.brook.protocol.v1.ProduceResponse;
 import io.brook.protocol.v1.ProduceStreamRequest;
@@ -8,8 +9,8 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayDeque;
-import java.util.concurrent.Executor;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * One produce stream. Requests are appended as they arrive; their answers complete at once

@@ -1,9 +1,9 @@
 package io.brook.broker.cli;
 
-import io.brook.broker.storage.NotAPartitionDirectoryException;
 import io.brook.broker.storage.StorageException;
 import io.brook.broker.storage.dump.DumpSummary;
 import io.brook.broker.storage.dump.LogDump;
+import io.brook.broker.storage.dump.NotAPartitionDirectoryException;
 import java.io.BufferedWriter;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;

@@ -5,7 +5,6 @@ import io.brook.broker.records.ProducerStamp;
 import io.brook.broker.storage.BatchCodec;
 import io.brook.broker.storage.BatchHeader;
 import io.brook.broker.storage.DataDirectoryLock;
-import io.brook.broker.storage.NotAPartitionDirectoryException;
 import io.brook.broker.storage.StorageException;
 import io.brook.broker.storage.chronicle.OfflineQueue;
 import io.brook.protocol.batch.BatchFormat;

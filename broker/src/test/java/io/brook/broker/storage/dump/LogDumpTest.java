@@ -6,7 +6,6 @@ import io.brook.broker.storage.BatchHeader;
 import io.brook.broker.storage.ByteWriter;
 import io.brook.broker.storage.LogOptions;
 import io.brook.broker.storage.ManualClock;
-import io.brook.broker.storage.NotAPartitionDirectoryException;
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.storage.chronicle.ChronicleLog;
 import io.brook.broker.storage.chronicle.ChronicleRolls;

@@ -1,4 +1,4 @@
-package io.brook.broker.api;
+package io.brook.broker.metrics;
 
 /**
  * What the gRPC services report for metrics that a call's status and lifetime do not show: refusals

@@ -40,7 +40,7 @@ final class BrokerLayering {
   /** The only package that may import Chronicle (net.openhft.*). */
   static final String CHRONICLE_HOME = "storage.chronicle";
 
-  static final String[] PROTOCOL_TYPES = {"io.grpc..", "com.google.protobuf..", "io.brook.protocol.v1.."};
+  static final String[] PROTOCOL_TYPES = {"io.grpc..", "com.google.protobuf..", "com.google.rpc..", "io.brook.protocol.v1.."};
 
   /** The packages the rules name, which must have classes on main (kafka is the next issue's). */
   static final String[] NAMED_PACKAGES = {"api", "http", "cli", "topics", "groups", "delivery", "producers", "disk",

@@ -72,7 +72,7 @@ final class ProduceMapper {
     if (!b.hasEncodedRecords()) {
       // About what the batch takes in the log, until free space is read.
       return BatchToAppend.of(b.getTopic(), partition, baseSequence,
-          new IncomingBatch.Listed(RecordMapper.toLog(b.getRecordsList())), b.getSerializedSize());
+          () -> new IncomingBatch.Listed(RecordMapper.toLog(b.getRecordsList())), b.getSerializedSize());
     }
     EncodedRecords encoded = b.getEncodedRecords();
     ByteStringSlice section = ByteStringSlice.of(encoded.getRecords());
@@ -81,7 +81,7 @@ final class ProduceMapper {
     BrokerException both = b.getRecordsCount() == 0 ? null : new BrokerException(BrokerError.INVALID_REQUEST,
         "a batch carries records or encoded_records, not both (" + b.getTopic() + "-" + b.getPartition() + ")");
     // An encoded section is stored as it is: its size is known without walking the records.
-    return new BatchToAppend(b.getTopic(), partition, baseSequence, records, both, section.length());
+    return new BatchToAppend(b.getTopic(), partition, baseSequence, () -> records, both, section.length());
   }
 
   private static ProduceResponse toWire(List<BatchOutcome> outcomes) {

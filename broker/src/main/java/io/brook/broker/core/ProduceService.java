@@ -122,7 +122,7 @@ public final class ProduceService {
     producerIds.checkCurrent(call.producer().id(), call.producer().epoch(), call.caller(), now);
     Topic topic = topics.get(batch.topic());
     Partition p = topic.partition(batch.partition());
-    ValidatedBatch valid = validate(topic, p.name(), batch);
+    ValidatedBatch valid = validate(topic, p.name(), batch, batch.form().get());
     Partition.IdempotentAppend r = p.appendIdempotent(valid, now,
         new ProducerStamp(call.producer().id(), call.producer().epoch(), batch.baseSequence()));
     written.add(p); // a retried synced batch is forced too: its first answer may never have arrived
@@ -132,19 +132,20 @@ public final class ProduceService {
   private void appendBatch(int index, BatchToAppend batch, long now, List<BatchOutcome> outcomes,
       Set<Partition> written, Consumer<BrokerError> refused) {
     Topic topic = topics.get(batch.topic());
-    if (batch.partition() == null && !(batch.records() instanceof IncomingBatch.Listed)) {
+    IncomingBatch records = batch.form().get(); // made here, one batch at a time
+    if (batch.partition() == null && !(records instanceof IncomingBatch.Listed)) {
       throw new BrokerException(BrokerError.INVALID_REQUEST,
           "a batch of encoded_records must name its partition: the broker partitions listed records only");
     }
     if (batch.partition() != null) {
       Partition p = topic.partition(batch.partition());
-      AppendResult r = p.append(validate(topic, p.name(), batch), now);
+      AppendResult r = p.append(validate(topic, p.name(), batch, records), now);
       written.add(p);
       outcomes.add(written(index, p, r, false, List.of()));
       return;
     }
     // Checked whole before it is split, so a bad record refuses the batch, never half of it.
-    ValidatedBatch whole = validate(topic, topic.name(), batch);
+    ValidatedBatch whole = validate(topic, topic.name(), batch, records);
     for (Map.Entry<Integer, List<Integer>> e : byPartition(topic, whole.records()).entrySet()) {
       Partition p = topic.partition(e.getKey());
       try {
@@ -158,11 +159,11 @@ public final class ProduceService {
     }
   }
 
-  private ValidatedBatch validate(Topic topic, String where, BatchToAppend batch) {
+  private ValidatedBatch validate(Topic topic, String where, BatchToAppend batch, IncomingBatch records) {
     if (batch.undecodable() != null) {
       throw batch.undecodable();
     }
-    return validator.validate(topic, where, batch.records());
+    return validator.validate(topic, where, records);
   }
 
   /** Where the broker puts each record: keyed ones by murmur2 like Kafka, keyless ones all to one partition. */

@@ -125,15 +125,7 @@ class ChronicleLogTest {
   @Test
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void aWriterKilledMidAppendLeavesNoLockAndNoLostRecords() throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(Arrays.asList(System.getProperty("brook.jvm.flags", "").trim().split("\\s+")));
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), HaltMidAppend.class.getName(),
-        dir.toString(), "25"));
-    command.removeIf(String::isEmpty);
-    Process child = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(new File(dir.toFile(), "child.log")).start();
-    assertThat(child.waitFor(40, TimeUnit.SECONDS)).isTrue();
+    assertThat(HaltMidAppend.runInAChild(dir, 25, new File(dir.toFile(), "child.log"))).isTrue();
     assertThat(java.nio.file.Files.readString(dir.resolve("child.log"))).contains("holding the write lock");
 
     long started = System.nanoTime();

@@ -272,15 +272,7 @@ public class LogDumpTest {
   @Test
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void anAppendCutShortIsATornTailNotCorruption() throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(Arrays.asList(System.getProperty("brook.jvm.flags", "").trim().split("\\s+")));
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), HaltMidAppend.class.getName(),
-        dir.toString(), "25"));
-    command.removeIf(String::isEmpty);
-    Process child = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(dir.resolveSibling(dir.getFileName() + "-child.log").toFile()).start();
-    assertThat(child.waitFor(40, TimeUnit.SECONDS)).isTrue();
+    assertThat(HaltMidAppend.runInAChild(dir, 25, dir.resolveSibling(dir.getFileName() + "-child.log").toFile())).isTrue();
     Map<String, String> before = fingerprint(dir);
 
     DumpSummary s = LogDump.scan(dir, false, new Collected());

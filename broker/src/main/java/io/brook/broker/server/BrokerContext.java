@@ -61,8 +61,6 @@ final class BrokerContext {
   final InetSocketAddress httpListen;
   final int maxRequestBytes;
   final int maxConcurrentStreams;
-  final long minSessionTimeoutMs;
-  final long maxSessionTimeoutMs;
   final long shutdownGraceMs;
   final long retentionIntervalMs;
   final long producerExpirationMs;
@@ -123,8 +121,8 @@ final class BrokerContext {
     httpListen = config.get(BrokerKeys.HTTP_LISTEN);
     maxRequestBytes = config.get(BrokerKeys.MAX_REQUEST_BYTES);
     maxConcurrentStreams = config.get(BrokerKeys.GRPC_MAX_CONCURRENT_STREAMS);
-    minSessionTimeoutMs = config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS);
-    maxSessionTimeoutMs = config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS);
+    long minSessionTimeoutMs = config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS);
+    long maxSessionTimeoutMs = config.get(BrokerKeys.GROUP_MAX_SESSION_TIMEOUT_MS);
     shutdownGraceMs = config.get(BrokerKeys.SHUTDOWN_GRACE_MS);
     retentionIntervalMs = config.get(BrokerKeys.RETENTION_CHECK_INTERVAL_MS);
     producerExpirationMs = config.get(BrokerKeys.PRODUCER_ID_EXPIRATION_MS);

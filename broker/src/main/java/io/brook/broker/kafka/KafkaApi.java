@@ -1,0 +1,28 @@
+package io.brook.broker.kafka;
+
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * One Kafka API the listener serves: the versions it takes and how a request becomes a response.
+ * The listener decodes the request with Kafka's generated classes, calls {@link #handle} only with a
+ * version in range, and writes the answers of one connection in request order, however they complete.
+ */
+public interface KafkaApi {
+  ApiKeys key();
+
+  /** The lowest version advertised in ApiVersions (Produce advertises 0 even if it refuses 0–2, see KAFKA.md). */
+  short minVersion();
+
+  /** The highest version served; never above what the pinned kafka-clients knows. */
+  short maxVersion();
+
+  /**
+   * Answers one request. Bad input is answered with Kafka error codes in the response, not thrown;
+   * an exception fails only this request (the listener logs it once and closes the connection).
+   *
+   * @return the response data, or a future of null for no response at all (Produce with acks=0)
+   */
+  CompletableFuture<ApiMessage> handle(KafkaRequest request);
+}

@@ -1,0 +1,186 @@
+package io.brook.broker.kafka.apis;
+
+import io.brook.broker.core.BatchOutcome;
+import io.brook.broker.core.BatchToAppend;
+import io.brook.broker.core.ProduceCall;
+import io.brook.broker.core.ProduceService;
+import io.brook.broker.errors.BrokerException;
+import io.brook.broker.kafka.KafkaApi;
+import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.records.IncomingBatch;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
+import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
+import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+
+/**
+ * Produce: each partition's record batch goes to the core as it came (one Kafka batch v2, compressed
+ * or not), is validated once and stored without re-encoding. Versions 0–2 are advertised (librdkafka
+ * turns compression off otherwise) but refused: they carry message formats 0 and 1.
+ */
+public final class ProduceApi implements KafkaApi {
+  /** Kafka's own rule since Produce v3: one batch per partition. */
+  private static final int KAFKA_BATCH_OVERHEAD = 12; // base offset + batch length, outside batchLength
+
+  private final ProduceService produce;
+  private final TopicIds ids;
+
+  public ProduceApi(ProduceService produce, TopicIds ids) {
+    this.produce = produce;
+    this.ids = ids;
+  }
+
+  @Override
+  public ApiKeys key() {
+    return ApiKeys.PRODUCE;
+  }
+
+  @Override
+  public short minVersion() {
+    return 0;
+  }
+
+  @Override
+  public short maxVersion() {
+    return ApiKeys.PRODUCE.latestVersion();
+  }
+
+  @Override
+  public CompletableFuture<ApiMessage> handle(KafkaRequest request) {
+    ProduceRequestData data = (ProduceRequestData) request.body();
+    boolean noAnswer = data.acks() == 0;
+    Answer answer = new Answer();
+    List<BatchToAppend> batches = new ArrayList<>();
+    List<PartitionProduceResponse> where = new ArrayList<>(); // per batch: its part of the answer
+    ProduceCall.Producer producer = null;
+    for (TopicProduceData t : data.topicData()) {
+      String topic = request.apiVersion() >= 13 ? ids.nameOf(t.topicId()) : t.name();
+      Uuid topicId = request.apiVersion() >= 13 ? t.topicId() : Uuid.ZERO_UUID;
+      TopicProduceResponse inAnswer = answer.topic(t.name(), topicId);
+      for (PartitionProduceData p : t.partitionData()) {
+        PartitionProduceResponse part = answer.partition(inAnswer, p.index());
+        String refusal = refusal(data, topic, p);
+        if (refusal != null) {
+          error(part, refusalCode(data, topic), refusal);
+          continue;
+        }
+        ByteBuffer buf = ((MemoryRecords) p.records()).buffer();
+        KafkaBatchHeader h = KafkaBatchHeader.at(buf);
+        if (h.producerId() >= 0) {
+          if (producer == null) {
+            producer = new ProduceCall.Producer(h.producerId(), h.producerEpoch());
+          } else if (producer.id() != h.producerId() || producer.epoch() != h.producerEpoch()) {
+            error(part, Errors.INVALID_REQUEST, "a produce request carries batches of one producer only");
+            continue;
+          }
+        }
+        byte[] array = buf.array();
+        int offset = buf.arrayOffset() + buf.position();
+        int length = buf.remaining();
+        batches.add(BatchToAppend.of(topic, p.index(), h.producerId() >= 0 ? h.baseSequence() : null,
+            () -> new IncomingBatch.Kafka(array, offset, length), length));
+        where.add(part);
+      }
+    }
+    CompletableFuture<ApiMessage> done;
+    if (batches.isEmpty()) {
+      done = CompletableFuture.completedFuture(answer.data);
+    } else {
+      ProduceCall call = new ProduceCall(null, batches, false, producer);
+      CompletableFuture<List<BatchOutcome>> written;
+      try {
+        written = produce.produce(call, e -> {});
+      } catch (BrokerException e) { // the request as a whole: every batch of it fails so
+        for (PartitionProduceResponse part : where) {
+          error(part, KafkaErrorCodes.of(e.error()), e.getMessage());
+        }
+        return noAnswer ? CompletableFuture.completedFuture(null) : CompletableFuture.completedFuture(answer.data);
+      }
+      done = written.thenApply(outcomes -> {
+        for (BatchOutcome o : outcomes) {
+          PartitionProduceResponse part = where.get(o.batchIndex());
+          if (o.error() != null) {
+            error(part, KafkaErrorCodes.of(o.error()), o.errorMessage());
+          } else {
+            part.setBaseOffset(o.baseOffset()).setLogAppendTimeMs(o.logAppendTime() ? o.appendTimeMs() : -1)
+                .setLogStartOffset(o.logStartOffset());
+          }
+        }
+        return answer.data;
+      });
+    }
+    return noAnswer ? done.thenApply(a -> null) : done;
+  }
+
+  /** Why a partition's data cannot even be handed to the core, or null. */
+  private static String refusal(ProduceRequestData data, String topic, PartitionProduceData p) {
+    if (data.transactionalId() != null) {
+      return "transactions are not supported by Brook (transactional.id " + data.transactionalId() + ")";
+    }
+    if (data.acks() != 0 && data.acks() != 1 && data.acks() != -1) {
+      return "acks must be 0, 1 or -1 (all), got " + data.acks();
+    }
+    if (topic == null) {
+      return "unknown topic id";
+    }
+    if (!(p.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
+      return "no record batch for partition " + p.index();
+    }
+    ByteBuffer buf = records.buffer();
+    if (!buf.hasArray()) {
+      return "record batch not in a heap buffer";
+    }
+    if (buf.remaining() < KafkaBatchHeader.SIZE) {
+      return "the record batch is " + buf.remaining() + " bytes, shorter than a batch header";
+    }
+    int batchLength = buf.getInt(buf.position() + 8);
+    if (batchLength + KAFKA_BATCH_OVERHEAD != buf.remaining()) {
+      return "a produce request must hold exactly one record batch per partition (batch length "
+          + batchLength + " in " + buf.remaining() + " bytes)";
+    }
+    return null;
+  }
+
+  private static Errors refusalCode(ProduceRequestData data, String topic) {
+    if (data.transactionalId() != null) {
+      return Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    }
+    if (data.acks() != 0 && data.acks() != 1 && data.acks() != -1) {
+      return Errors.INVALID_REQUIRED_ACKS;
+    }
+    return topic == null ? Errors.UNKNOWN_TOPIC_ID : Errors.CORRUPT_MESSAGE;
+  }
+
+  private static void error(PartitionProduceResponse part, Errors code, String message) {
+    part.setErrorCode(code.code()).setErrorMessage(message);
+  }
+
+  /** The response, built in the request's order of topics and partitions. */
+  private static final class Answer {
+    final ProduceResponseData data = new ProduceResponseData();
+
+    TopicProduceResponse topic(String name, Uuid id) {
+      TopicProduceResponse t = new TopicProduceResponse().setName(name).setTopicId(id);
+      data.responses().add(t);
+      return t;
+    }
+
+    PartitionProduceResponse partition(TopicProduceResponse topic, int index) {
+      PartitionProduceResponse p = new PartitionProduceResponse().setIndex(index).setBaseOffset(-1)
+          .setLogAppendTimeMs(-1).setLogStartOffset(-1);
+      topic.partitionResponses().add(p);
+      return p;
+    }
+  }
+}

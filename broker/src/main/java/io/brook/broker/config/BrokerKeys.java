@@ -69,6 +69,11 @@ public final class BrokerKeys {
       s -> Parsers.intBetween(s, 1, TopicManager.MAX_PARTITIONS),
       "Partitions of a topic created without a count (at most " + TopicManager.MAX_PARTITIONS + ", a topic's most).",
       false);
+  public static final ConfigKey<Boolean> AUTO_CREATE_TOPICS_ENABLE = new ConfigKey<>("auto.create.topics.enable",
+      "true", Parsers::bool, "A Kafka client's Metadata request that allows it creates the topics it names that do "
+      + "not exist (default.partitions, the topic defaults), within max.topics, max.partitions and the disk guard, as "
+      + "Kafka does by default; off: such topics are unknown until created (a Kafka producer then waits "
+      + "max.block.ms, 60 s, and fails). Kafka's listener only: gRPC never creates topics on use.", false);
   public static final ConfigKey<SegmentRoll> DEFAULT_SEGMENT_ROLL = new ConfigKey<>("default.segment.roll", "1h",
       SegmentRoll::parse, "segment.roll of topics created without one.", false);
   public static final ConfigKey<Long> DEFAULT_RETENTION_MS = new ConfigKey<>("default.retention.ms",
@@ -153,7 +158,7 @@ public final class BrokerKeys {
 
   public static final List<ConfigKey<?>> ALL = List.of(DATA_DIR, GRPC_LISTEN, GRPC_THREADS, READ_THREADS,
       MAX_REQUEST_BYTES, GRPC_MAX_CONCURRENT_STREAMS, OUTBOUND_MAX_BYTES, OUTBOUND_CLIENT_MAX_BYTES, MAX_TOPICS, MAX_PARTITIONS, MAX_GROUPS, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
-      PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS,
+      PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS, AUTO_CREATE_TOPICS_ENABLE,
       DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, RETENTION_CHECK_INTERVAL_MS,
       DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_HEARTBEAT_INTERVAL_MS,
       GROUP_JOURNAL_COMPACT_EVENTS,

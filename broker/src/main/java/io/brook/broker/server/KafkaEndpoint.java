@@ -48,7 +48,7 @@ final class KafkaEndpoint implements AutoCloseable {
           InetSocketAddress advertised = ctx.kafkaAdvertised.orElse(bound);
           info = new KafkaListenerInfo(NODE_ID, advertised.getHostString(), advertised.getPort(), clusterId, tls);
           return info;
-        });
+        }, ctx.metrics.kafka());
     log.info("Kafka on {}:{} ({}), advertised as {}:{}, cluster id {}", ctx.kafkaListen.get().getHostString(),
         server.address().getPort(), tls ? "TLS" : "plaintext", info.advertisedHost(), info.advertisedPort(),
         clusterId);
@@ -58,11 +58,6 @@ final class KafkaEndpoint implements AutoCloseable {
   synchronized String describe() {
     return server == null ? "Kafka off" : "Kafka on " + ctx.kafkaListen.get().getHostString() + ":"
         + server.address().getPort();
-  }
-
-  /** Open Kafka client connections (0 when off). */
-  synchronized int connections() {
-    return server == null ? 0 : server.connections();
   }
 
   @Override

@@ -24,20 +24,21 @@ record InboundRequest(ApiKeys key, short version, int correlationId, String clie
   /** Decodes {@code frame} (the bytes after the length prefix), or refuses it with a reason for the log. */
   static InboundRequest decode(ByteBuffer frame, KafkaApis apis) throws RefusedRequest {
     if (frame.remaining() < 4) {
-      throw new RefusedRequest("a frame of " + frame.remaining() + " bytes is too short for a request header");
+      throw new RefusedRequest("malformed", "a frame of " + frame.remaining()
+          + " bytes is too short for a request header");
     }
     short keyId = frame.getShort(0);
     short version = frame.getShort(2);
     KafkaApi api = apis.get(keyId);
     if (api == null) {
-      throw new RefusedRequest((ApiKeys.hasId(keyId) ? "API " + ApiKeys.forId(keyId).name + " (key " + keyId
-          + ") is not served" : "unknown API key " + keyId));
+      throw new RefusedRequest("unknown_api", ApiKeys.hasId(keyId)
+          ? "API " + ApiKeys.forId(keyId).name + " (key " + keyId + ") is not served" : "unknown API key " + keyId);
     }
     ApiKeys key = api.key();
     boolean tooNewApiVersions = key == ApiKeys.API_VERSIONS && version > api.maxVersion();
     if (!tooNewApiVersions && (version < api.minVersion() || version > api.maxVersion())) {
-      throw new RefusedRequest(key.name + " version " + version + " is not served (" + api.minVersion() + ".."
-          + api.maxVersion() + ")");
+      throw new RefusedRequest("unsupported_version", key.name + " version " + version + " is not served ("
+          + api.minVersion() + ".." + api.maxVersion() + ")");
     }
     try {
       ByteBufferAccessor in = new ByteBufferAccessor(frame);
@@ -51,7 +52,7 @@ record InboundRequest(ApiKeys key, short version, int correlationId, String clie
       body.read(in, version);
       return new InboundRequest(key, version, header.correlationId(), header.clientId(), api, body);
     } catch (RuntimeException e) { // Kafka's readers throw unchecked exceptions of several kinds on bad bytes
-      throw new RefusedRequest("malformed " + key.name + " v" + version + " request: " + e);
+      throw new RefusedRequest("malformed", "malformed " + key.name + " v" + version + " request: " + e);
     }
   }
 

@@ -3,6 +3,7 @@ package io.brook.broker.kafka.wire;
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
 import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.metrics.KafkaObserver;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -12,6 +13,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
@@ -32,15 +34,17 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
   private final KafkaApis apis;
   private final Supplier<KafkaListenerInfo> listener;
   private final int maxInflight;
+  private final KafkaObserver observer;
   private final ArrayDeque<PendingAnswer> pending = new ArrayDeque<>();
   private ChannelHandlerContext ctx;
   private InetSocketAddress remote;
   private boolean closing;
 
-  KafkaConnection(KafkaApis apis, Supplier<KafkaListenerInfo> listener, int maxInflight) {
+  KafkaConnection(KafkaApis apis, Supplier<KafkaListenerInfo> listener, int maxInflight, KafkaObserver observer) {
     this.apis = apis;
     this.listener = listener;
     this.maxInflight = maxInflight;
+    this.observer = observer;
   }
 
   @Override
@@ -65,7 +69,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     try {
       request = InboundRequest.decode(ByteBuffer.wrap(bytes), apis);
     } catch (RefusedRequest e) {
-      close("refused: " + e.getMessage());
+      refuse(e.reason, e.getMessage());
       return;
     }
     PendingAnswer answer = new PendingAnswer(request, System.nanoTime());
@@ -101,20 +105,24 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
       PendingAnswer head = pending.pollFirst();
       InboundRequest r = head.request;
       if (head.failure != null) {
-        close("the " + r.key().name + " v" + r.version() + " handler failed: " + head.failure);
+        refuse("handler_failed", "the " + r.key().name + " v" + r.version() + " handler failed: " + head.failure);
         return;
       }
       if (head.response == null) {
+        observer.answered(r.key().name, System.nanoTime() - head.startNanos, Map.of());
         continue; // no answer expected (acks=0): the next one keeps its place
       }
       short version = r.unsupportedApiVersions() ? 0 : r.version();
       ByteBuf frame;
+      Map<String, Integer> errors;
       try {
         frame = ResponseEncoder.encode(ctx.alloc(), r.key(), version, r.correlationId(), head.response);
+        errors = AnswerErrors.of(r.key(), version, frame);
       } catch (RuntimeException e) {
-        close("the " + r.key().name + " v" + r.version() + " answer could not be encoded: " + e);
+        refuse("handler_failed", "the " + r.key().name + " v" + r.version() + " answer could not be encoded: " + e);
         return;
       }
+      observer.answered(r.key().name, System.nanoTime() - head.startNanos, errors);
       ctx.write(frame, ctx.voidPromise());
       wrote = true;
     }
@@ -151,25 +159,29 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     if (cause instanceof TooLongFrameException) {
-      close("a frame above max.request.bytes (" + cause.getMessage() + ")");
+      refuse("oversize_frame", "a frame above max.request.bytes (" + cause.getMessage() + ")");
     } else if (cause instanceof DecoderException && cause.getCause() instanceof SSLException ssl) {
-      close("TLS failed: " + ssl.getMessage());
+      refuse("tls", "TLS failed: " + ssl.getMessage());
     } else if (cause instanceof DecoderException) {
-      close("bad frame: " + cause.getMessage());
+      refuse("malformed", "bad frame: " + cause.getMessage());
     } else if (cause instanceof IOException) {
       log.debug("Kafka connection from {}: {}", remote, cause.toString()); // the client went away
+      closing = true;
       ctx.close();
     } else {
-      close("unexpected error: " + cause);
+      log.warn("Kafka connection from {} closed: unexpected error", remote, cause);
+      closing = true;
+      ctx.close();
     }
   }
 
-  /** Closes the connection with one log line saying why. */
-  private void close(String why) {
+  /** Closes the connection for what the client sent, with one log line saying why. */
+  private void refuse(String reason, String why) {
     if (closing) {
       return;
     }
     closing = true;
+    observer.refused(reason);
     log.info("Kafka connection from {} closed: {}", remote, why);
     ctx.close();
   }

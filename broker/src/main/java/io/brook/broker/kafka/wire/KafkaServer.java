@@ -2,6 +2,7 @@ package io.brook.broker.kafka.wire;
 
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
+import io.brook.broker.metrics.KafkaObserver;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -20,7 +21,6 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -34,12 +34,10 @@ public final class KafkaServer implements AutoCloseable {
 
   private final EventLoopGroup group;
   private final Channel channel;
-  private final AtomicInteger connections;
 
-  private KafkaServer(EventLoopGroup group, Channel channel, AtomicInteger connections) {
+  private KafkaServer(EventLoopGroup group, Channel channel) {
     this.group = group;
     this.channel = channel;
-    this.connections = connections;
   }
 
   /**
@@ -48,10 +46,10 @@ public final class KafkaServer implements AutoCloseable {
    * @param listener what clients are told, given the bound address (known only once bound, for port 0)
    */
   public static KafkaServer start(InetSocketAddress listen, SslContext ssl, int maxFrameBytes, int maxInflight,
-      KafkaApis apis, Function<InetSocketAddress, KafkaListenerInfo> listener) throws IOException {
+      KafkaApis apis, Function<InetSocketAddress, KafkaListenerInfo> listener, KafkaObserver observer)
+      throws IOException {
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("brook-kafka", true),
         NioIoHandler.newFactory());
-    AtomicInteger connections = new AtomicInteger();
     AtomicReference<KafkaListenerInfo> info = new AtomicReference<>(); // set once bound, before accepting
     int maxFrame = (int) Math.min(Integer.MAX_VALUE, 4L + maxFrameBytes); // the decoder counts the prefix too
     ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
@@ -61,8 +59,8 @@ public final class KafkaServer implements AutoCloseable {
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
-            connections.incrementAndGet();
-            ch.closeFuture().addListener(f -> connections.decrementAndGet());
+            observer.opened();
+            ch.closeFuture().addListener(f -> observer.closed());
             ChannelPipeline p = ch.pipeline();
             if (ssl != null) {
               p.addLast(ssl.newHandler(ch.alloc()));
@@ -70,14 +68,14 @@ public final class KafkaServer implements AutoCloseable {
             // The length prefix is stripped; a length above the limit fails at once (failFast).
             p.addLast(new LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4, true));
             p.addLast(new FlowControlHandler()); // while reading is paused, frames already read wait here
-            p.addLast(new KafkaConnection(apis, info::get, maxInflight));
+            p.addLast(new KafkaConnection(apis, info::get, maxInflight, observer));
           }
         });
     try {
       Channel ch = b.bind(new InetSocketAddress(listen.getHostString(), listen.getPort())).sync().channel();
       info.set(listener.apply((InetSocketAddress) ch.localAddress()));
       ch.config().setAutoRead(true);
-      return new KafkaServer(group, ch, connections);
+      return new KafkaServer(group, ch);
     } catch (Exception e) { // bind failures arrive as checked exceptions Netty does not declare
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       if (e instanceof InterruptedException) {
@@ -95,11 +93,6 @@ public final class KafkaServer implements AutoCloseable {
   /** The bound address (the real port when kafka.listen asked for port 0). */
   public InetSocketAddress address() {
     return (InetSocketAddress) channel.localAddress();
-  }
-
-  /** Open client connections. */
-  public int connections() {
-    return connections.get();
   }
 
   /** Stops accepting and closes every connection. */

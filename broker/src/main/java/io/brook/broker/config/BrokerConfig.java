@@ -162,7 +162,7 @@ public final class BrokerConfig {
       return a.getHostString() + ":" + a.getPort();
     }
     if (v instanceof java.util.Optional<?> o) {
-      return o.map(String::valueOf).orElse("");
+      return o.map(BrokerConfig::render).orElse("");
     }
     return String.valueOf(v);
   }

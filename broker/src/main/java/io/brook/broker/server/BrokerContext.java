@@ -32,6 +32,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.InstantSource;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -59,6 +60,10 @@ final class BrokerContext {
   final Path dataDir;
   final InetSocketAddress grpcListen;
   final InetSocketAddress httpListen;
+  /** Where the Kafka listener binds; empty when it is off (kafka.listen empty, or auth.enabled: no SASL yet). */
+  final Optional<InetSocketAddress> kafkaListen;
+  final Optional<InetSocketAddress> kafkaAdvertised;
+  final int kafkaMaxInflight;
   final int maxRequestBytes;
   final int maxConcurrentStreams;
   final long shutdownGraceMs;
@@ -119,6 +124,9 @@ final class BrokerContext {
     dataDir = config.get(BrokerKeys.DATA_DIR);
     grpcListen = config.get(BrokerKeys.GRPC_LISTEN);
     httpListen = config.get(BrokerKeys.HTTP_LISTEN);
+    kafkaListen = kafkaListen(config);
+    kafkaAdvertised = config.get(BrokerKeys.KAFKA_ADVERTISED);
+    kafkaMaxInflight = config.get(BrokerKeys.KAFKA_CONNECTION_MAX_INFLIGHT);
     maxRequestBytes = config.get(BrokerKeys.MAX_REQUEST_BYTES);
     maxConcurrentStreams = config.get(BrokerKeys.GRPC_MAX_CONCURRENT_STREAMS);
     long minSessionTimeoutMs = config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS);
@@ -159,6 +167,20 @@ final class BrokerContext {
     topicAdmin = new TopicAdmin(topics, disk);
     groupService = new GroupService(groups, minSessionTimeoutMs, maxSessionTimeoutMs);
     ackService = new AckService(groups);
+  }
+
+  /**
+   * kafka.listen, unless auth is on: the Kafka listener has no SASL yet, so it would let clients past
+   * the authentication gRPC asks for (an explicit kafka.listen with auth was refused by CrossKeyRules).
+   */
+  private static Optional<InetSocketAddress> kafkaListen(BrokerConfig config) {
+    Optional<InetSocketAddress> listen = config.get(BrokerKeys.KAFKA_LISTEN);
+    if (listen.isPresent() && config.get(BrokerKeys.AUTH_ENABLED)) {
+      log.info("Kafka listener off: auth.enabled is set and the Kafka listener has no SASL yet, so it would let "
+          + "clients past authentication");
+      return Optional.empty();
+    }
+    return listen;
   }
 
   /** The disk guard's writers: partitions appended to lately plus every group's journal (D19). */

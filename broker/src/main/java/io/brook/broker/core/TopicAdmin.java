@@ -7,6 +7,7 @@ import io.brook.broker.errors.BrokerException;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;
 import io.brook.broker.topics.TopicManager;
+import io.brook.broker.topics.TopicName;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -46,6 +47,16 @@ public final class TopicAdmin {
     int count = topics.checkCreate(name, partitions, config);
     disk.check(DiskWrite.TOPIC_CREATE);
     return count;
+  }
+
+  /**
+   * Checks a topic name alone, for doors that answer a bad name with a code of its own (Kafka's
+   * INVALID_TOPIC_EXCEPTION).
+   *
+   * @throws BrokerException INVALID_REQUEST saying what is wrong with it
+   */
+  public static void checkName(String name) {
+    TopicName.check(name);
   }
 
   /** Every topic, by name. */

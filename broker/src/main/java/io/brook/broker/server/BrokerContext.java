@@ -8,6 +8,7 @@ import io.brook.broker.config.CrossKeyRules;
 import io.brook.broker.core.AckService;
 import io.brook.broker.core.FetchService;
 import io.brook.broker.core.GroupService;
+import io.brook.broker.core.OffsetTimes;
 import io.brook.broker.core.ProduceService;
 import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.disk.ActiveWriters;
@@ -23,6 +24,7 @@ import io.brook.broker.producers.ProducerIds;
 import io.brook.broker.security.BrokerSecurity;
 import io.brook.broker.storage.DataDirectoryLock;
 import io.brook.broker.storage.LogFactory;
+import io.brook.broker.kafka.apis.BrokerSettings;
 import io.brook.broker.topics.BatchValidator;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Retention;
@@ -89,6 +91,11 @@ final class BrokerContext {
   final ProduceService produce;
   final FetchService fetch;
   final TopicAdmin topicAdmin;
+  final OffsetTimes offsetTimes;
+  /** auto.create.topics.enable: Kafka Metadata requests create the topics they name. */
+  final boolean autoCreateTopics;
+  /** The broker's settings as Kafka's DescribeConfigs shows them. */
+  final BrokerSettings brokerSettings;
   final GroupService groupService;
   final AckService ackService;
   private final ActiveWriters<Partition> appending = new ActiveWriters<>(ACTIVE_WRITER_WINDOW_MS, System::nanoTime);
@@ -165,6 +172,9 @@ final class BrokerContext {
         producerIds, clock);
     fetch = new FetchService(topics, config.get(BrokerKeys.FETCH_MAX_WAIT_MS), readExecutor, timer, draining);
     topicAdmin = new TopicAdmin(topics, disk);
+    offsetTimes = new OffsetTimes(topics);
+    autoCreateTopics = config.get(BrokerKeys.AUTO_CREATE_TOPICS_ENABLE);
+    brokerSettings = BrokerSettings.of(config);
     groupService = new GroupService(groups, minSessionTimeoutMs, maxSessionTimeoutMs);
     ackService = new AckService(groups);
   }

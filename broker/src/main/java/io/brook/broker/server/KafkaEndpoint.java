@@ -4,6 +4,15 @@ import io.brook.broker.http.HttpTls;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
+import io.brook.broker.kafka.apis.CreatePartitionsApi;
+import io.brook.broker.kafka.apis.CreateTopicsApi;
+import io.brook.broker.kafka.apis.DeleteTopicsApi;
+import io.brook.broker.kafka.apis.DescribeClusterApi;
+import io.brook.broker.kafka.apis.DescribeConfigsApi;
+import io.brook.broker.kafka.apis.IncrementalAlterConfigsApi;
+import io.brook.broker.kafka.apis.InitProducerIdApi;
+import io.brook.broker.kafka.apis.ListOffsetsApi;
+import io.brook.broker.kafka.apis.MetadataApi;
 import io.brook.broker.kafka.wire.KafkaServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -34,7 +43,16 @@ final class KafkaEndpoint implements AutoCloseable {
    * core services of the context.
    */
   private static List<KafkaApi> apis(BrokerContext ctx) {
-    return List.of();
+    return List.of(
+        new MetadataApi(ctx.topicAdmin, ctx.autoCreateTopics),
+        new DescribeClusterApi(),
+        new CreateTopicsApi(ctx.topicAdmin),
+        new DeleteTopicsApi(ctx.topicAdmin),
+        new CreatePartitionsApi(ctx.topicAdmin),
+        new DescribeConfigsApi(ctx.topicAdmin, ctx.brokerSettings),
+        new IncrementalAlterConfigsApi(ctx.topicAdmin),
+        new ListOffsetsApi(ctx.fetch, ctx.offsetTimes),
+        new InitProducerIdApi(ctx.produce));
   }
 
   synchronized void start() throws IOException {

@@ -5,7 +5,6 @@ import io.brook.broker.errors.BrokerException;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
 import io.brook.broker.kafka.apis.KafkaErrors.Failure;
-import io.brook.broker.topics.TopicName;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -63,7 +62,7 @@ public final class CreatePartitionsApi implements KafkaApi {
 
   private CreatePartitionsTopicResult grow(CreatePartitionsTopic t, boolean validateOnly) {
     try {
-      TopicName.check(t.name());
+      TopicAdmin.checkName(t.name());
     } catch (BrokerException e) {
       return failed(t.name(), new Failure(Errors.INVALID_TOPIC_EXCEPTION, e.getMessage()));
     }

@@ -7,7 +7,6 @@ import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
 import io.brook.broker.kafka.apis.KafkaErrors.Failure;
 import io.brook.broker.topics.TopicManager;
-import io.brook.broker.topics.TopicName;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -73,7 +72,7 @@ public final class CreateTopicsApi implements KafkaApi {
 
   private CreatableTopicResult create(CreatableTopic t, boolean validateOnly) {
     try {
-      TopicName.check(t.name());
+      TopicAdmin.checkName(t.name());
     } catch (BrokerException e) {
       return failed(t.name(), new Failure(Errors.INVALID_TOPIC_EXCEPTION, e.getMessage()));
     }

@@ -5,7 +5,6 @@ import io.brook.broker.errors.BrokerException;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
 import io.brook.broker.kafka.apis.KafkaErrors.Failure;
-import io.brook.broker.topics.TopicName;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -76,7 +75,7 @@ public final class IncrementalAlterConfigsApi implements KafkaApi {
       return new Failure(Errors.INVALID_REQUEST, "Brook alters configs of topics only, not of resource type " + type);
     }
     try {
-      TopicName.check(r.resourceName());
+      TopicAdmin.checkName(r.resourceName());
     } catch (BrokerException e) {
       return new Failure(Errors.INVALID_TOPIC_EXCEPTION, e.getMessage());
     }

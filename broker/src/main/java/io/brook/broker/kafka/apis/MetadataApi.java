@@ -7,7 +7,6 @@ import io.brook.broker.errors.BrokerException;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaListenerInfo;
 import io.brook.broker.kafka.KafkaRequest;
-import io.brook.broker.topics.TopicName;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -97,7 +96,7 @@ public final class MetadataApi implements KafkaApi {
 
   private MetadataResponseTopic byName(String name, boolean mayCreate) {
     try {
-      TopicName.check(name);
+      TopicAdmin.checkName(name);
     } catch (BrokerException e) {
       return error(name, Errors.INVALID_TOPIC_EXCEPTION);
     }

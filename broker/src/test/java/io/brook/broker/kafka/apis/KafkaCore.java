@@ -13,6 +13,7 @@ import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.disk.DiskLimits;
 import io.brook.broker.durability.Flusher;
 import io.brook.broker.kafka.KafkaApi;
+import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
 import io.brook.broker.kafka.KafkaRequest;
 import io.brook.broker.producers.ProducerIds;
@@ -55,7 +56,7 @@ final class KafkaCore implements AutoCloseable {
   final OffsetTimes times;
   final ProduceService produce;
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-  final List<KafkaApi> apis;
+  final KafkaApis apis;
 
   KafkaCore(Path dir, int maxTopics, int maxPartitions, boolean autoCreate) {
     topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, MemoryLog::open, clock);
@@ -74,7 +75,16 @@ final class KafkaCore implements AutoCloseable {
     times = new OffsetTimes(topics);
     produce = new ProduceService(topics, new BatchValidator(1000), disk, new Flusher(false, Runnable::run),
         new ProducerIds(dir), clock);
-    apis = AdminApis.all(admin, fetch, times, produce, BrokerSettings.of(BrokerConfig.defaults()), autoCreate);
+    apis = new KafkaApis(List.of( // as server.KafkaEndpoint registers them, through the registry's version checks
+        new MetadataApi(admin, autoCreate),
+        new DescribeClusterApi(),
+        new CreateTopicsApi(admin),
+        new DeleteTopicsApi(admin),
+        new CreatePartitionsApi(admin),
+        new DescribeConfigsApi(admin, BrokerSettings.of(BrokerConfig.defaults())),
+        new IncrementalAlterConfigsApi(admin),
+        new ListOffsetsApi(fetch, times),
+        new InitProducerIdApi(produce)));
   }
 
   KafkaCore(Path dir) {
@@ -88,7 +98,11 @@ final class KafkaCore implements AutoCloseable {
   }
 
   KafkaApi api(ApiKeys key) {
-    return apis.stream().filter(a -> a.key() == key).findFirst().orElseThrow();
+    KafkaApi api = apis.get(key.id);
+    if (api == null) {
+      throw new IllegalArgumentException(key + " is not served");
+    }
+    return api;
   }
 
   /** One request through the handler at {@code version}, both ways through Kafka's codec. */

@@ -77,8 +77,9 @@ public final class MetadataApi implements KafkaApi {
     } else {
       boolean mayCreate = autoCreate && (version < 4 || body.allowAutoTopicCreation());
       for (MetadataRequestTopic asked : body.topics()) {
-        MetadataResponseTopic answer = asked.name() != null ? byName(asked.name(), mayCreate)
-            : byId(asked.topicId());
+        // By id (v12+) when an id is given: Kafka's Admin leaves the name empty then, other clients null.
+        boolean byId = !Uuid.ZERO_UUID.equals(asked.topicId()) && (asked.name() == null || asked.name().isEmpty());
+        MetadataResponseTopic answer = byId ? byId(asked.topicId()) : byName(asked.name(), mayCreate);
         if (answer.name() == null || topics.find(answer.name()) == null) { // a name asked twice is answered once
           topics.add(answer);
         }

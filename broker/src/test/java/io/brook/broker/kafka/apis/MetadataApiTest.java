@@ -108,6 +108,20 @@ class MetadataApiTest {
   }
 
   @Test
+  void anIdWithTheNameLeftEmptyAsKafkasAdminSendsItIsByIdToo() throws Exception {
+    core = new KafkaCore(dir);
+    core.admin.create("a", 1, Map.of());
+    Uuid id = TopicIds.toKafka(core.admin.describe("a").id());
+    MetadataResponseData r = metadata((short) 12, new MetadataRequestData().setTopics(List.of(
+        new MetadataRequestTopic().setTopicId(id))));
+    assertThat(r.topics()).singleElement().satisfies(t -> {
+      assertThat(t.name()).isEqualTo("a");
+      assertThat(t.topicId()).isEqualTo(id);
+      assertThat(t.errorCode()).isEqualTo(Errors.NONE.code());
+    });
+  }
+
+  @Test
   void unknownAndInvalidNamesWithoutAutoCreation() throws Exception {
     core = new KafkaCore(dir);
     MetadataResponseData r = metadata((short) 12, names(false, "nope", "bad/name"));

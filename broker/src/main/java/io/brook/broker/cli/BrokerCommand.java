@@ -36,6 +36,10 @@ final class BrokerCommand implements Callable<Integer> {
           + "localhost:7080).")
   String httpListen;
 
+  @Option(names = "--kafka-listen", paramLabel = "HOST:PORT",
+      description = "Kafka protocol listen address (kafka.listen, default localhost:9092; empty: off).")
+  String kafkaListen;
+
   @Option(names = {"-s", "--set"}, paramLabel = "KEY=VALUE", description = "Any broker setting, e.g. --set "
       + "default.partitions=3. Repeatable.")
   Map<String, String> settings = new LinkedHashMap<>();
@@ -51,6 +55,9 @@ final class BrokerCommand implements Callable<Integer> {
     }
     if (httpListen != null) {
       flags.put(BrokerKeys.HTTP_LISTEN.name(), httpListen);
+    }
+    if (kafkaListen != null) {
+      flags.put(BrokerKeys.KAFKA_LISTEN.name(), kafkaListen);
     }
     Path file = configFile;
     if (file == null && System.getenv("BROOK_CONFIG") != null) {

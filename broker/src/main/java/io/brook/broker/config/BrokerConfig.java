@@ -140,6 +140,11 @@ public final class BrokerConfig {
     return sources.get(key.name());
   }
 
+  /** A key's value as text, as the start-up log shows it (secrets unmasked: the caller masks them). */
+  public String text(ConfigKey<?> key) {
+    return render(values.get(key.name()));
+  }
+
   /** One line per key: name = value (source); secrets masked. For the start-up log. */
   public String describe() {
     StringBuilder sb = new StringBuilder();
@@ -157,7 +162,7 @@ public final class BrokerConfig {
       return a.getHostString() + ":" + a.getPort();
     }
     if (v instanceof java.util.Optional<?> o) {
-      return o.map(String::valueOf).orElse("");
+      return o.map(BrokerConfig::render).orElse("");
     }
     return String.valueOf(v);
   }

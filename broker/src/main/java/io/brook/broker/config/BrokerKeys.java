@@ -24,7 +24,8 @@ public final class BrokerKeys {
       "Threads that serve woken long polls and tail streams.", false);
   public static final ConfigKey<Integer> MAX_REQUEST_BYTES = new ConfigKey<>("max.request.bytes",
       String.valueOf(8 << 20), Parsers::positiveInt,
-      "Largest gRPC message the broker accepts (a produce request with all its batches).", false);
+      "Largest gRPC message the broker accepts (a produce request with all its batches), and the largest Kafka "
+      + "request frame (a larger one closes that connection).", false);
   public static final ConfigKey<Integer> GRPC_MAX_CONCURRENT_STREAMS = new ConfigKey<>(
       "grpc.max.concurrent.streams", "1000", Parsers::positiveInt,
       "Calls (HTTP/2 streams) one client connection may have open at once; the client waits, or is refused "
@@ -69,6 +70,11 @@ public final class BrokerKeys {
       s -> Parsers.intBetween(s, 1, TopicManager.MAX_PARTITIONS),
       "Partitions of a topic created without a count (at most " + TopicManager.MAX_PARTITIONS + ", a topic's most).",
       false);
+  public static final ConfigKey<Boolean> AUTO_CREATE_TOPICS_ENABLE = new ConfigKey<>("auto.create.topics.enable",
+      "true", Parsers::bool, "A Kafka client's Metadata request that allows it creates the topics it names that do "
+      + "not exist (default.partitions, the topic defaults), within max.topics, max.partitions and the disk guard, as "
+      + "Kafka does by default; off: such topics are unknown until created (a Kafka producer then waits "
+      + "max.block.ms, 60 s, and fails). Kafka's listener only: gRPC never creates topics on use.", false);
   public static final ConfigKey<SegmentRoll> DEFAULT_SEGMENT_ROLL = new ConfigKey<>("default.segment.roll", "1h",
       SegmentRoll::parse, "segment.roll of topics created without one.", false);
   public static final ConfigKey<Long> DEFAULT_RETENTION_MS = new ConfigKey<>("default.retention.ms",
@@ -151,13 +157,29 @@ public final class BrokerKeys {
       "With auth.enabled: calls without a token or certificate act as principal 'anonymous' (with its "
       + "permissions) instead of being refused UNAUTHENTICATED.", false);
 
+  // Kafka wire protocol (issue 25, D44): a second front door beside gRPC.
+  public static final ConfigKey<Optional<InetSocketAddress>> KAFKA_LISTEN = new ConfigKey<>("kafka.listen",
+      "localhost:9092", Parsers::optionalHostPort, "host:port the Kafka protocol listener binds (port 0: any free "
+      + "port; empty: no Kafka listener). With auth.enabled it stays off (no SASL yet), and setting it then refuses "
+      + "the start.", false);
+  public static final ConfigKey<Optional<InetSocketAddress>> KAFKA_ADVERTISED = new ConfigKey<>("kafka.advertised",
+      "", Parsers::advertisedHostPort, "host:port Kafka clients are told to connect to (Metadata, DescribeCluster); "
+      + "empty: the address kafka.listen bound, with the real port when it asked for port 0. A wildcard host "
+      + "(0.0.0.0, ::) is refused: clients cannot connect to it.", false);
+  public static final ConfigKey<Integer> KAFKA_CONNECTION_MAX_INFLIGHT = new ConfigKey<>(
+      "kafka.connection.max.inflight", "32", Parsers::positiveInt,
+      "Requests one Kafka connection may have read but not yet answered; the broker reads no more from it until "
+      + "one is answered (clients may pipeline far more: librdkafka up to 1,000,000). Requests are answered in "
+      + "order; the largest frame is max.request.bytes.", false);
+
   public static final List<ConfigKey<?>> ALL = List.of(DATA_DIR, GRPC_LISTEN, GRPC_THREADS, READ_THREADS,
       MAX_REQUEST_BYTES, GRPC_MAX_CONCURRENT_STREAMS, OUTBOUND_MAX_BYTES, OUTBOUND_CLIENT_MAX_BYTES, MAX_TOPICS, MAX_PARTITIONS, MAX_GROUPS, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
-      PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS,
+      PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS, AUTO_CREATE_TOPICS_ENABLE,
       DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, RETENTION_CHECK_INTERVAL_MS,
       DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_HEARTBEAT_INTERVAL_MS,
       GROUP_JOURNAL_COMPACT_EVENTS,
       DISK_FREE_MIN_BYTES, DISK_HEADROOM_BYTES, DISK_FREE_PER_WRITER_BYTES, DISK_CHECK_INTERVAL_MS,
       HTTP_LISTEN, SHUTDOWN_GRACE_MS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD, TLS_CLIENT_CA_FILE,
-      TLS_CLIENT_AUTH, AUTH_ENABLED, AUTH_TOKENS_FILE, AUTH_TOKENS, AUTH_PERMISSIONS_FILE, AUTH_ANONYMOUS);
+      TLS_CLIENT_AUTH, AUTH_ENABLED, AUTH_TOKENS_FILE, AUTH_TOKENS, AUTH_PERMISSIONS_FILE, AUTH_ANONYMOUS,
+      KAFKA_LISTEN, KAFKA_ADVERTISED, KAFKA_CONNECTION_MAX_INFLIGHT);
 }

@@ -80,4 +80,34 @@ final class Parsers {
     }
     return InetSocketAddress.createUnresolved(host, port);
   }
+
+  /** host:port, or empty for none (a listener that is off). */
+  static Optional<InetSocketAddress> optionalHostPort(String s) {
+    return s.isEmpty() ? Optional.empty() : Optional.of(hostPort(s));
+  }
+
+  /** host:port clients connect to, or empty: not a wildcard, and a real port. */
+  static Optional<InetSocketAddress> advertisedHostPort(String s) {
+    Optional<InetSocketAddress> a = optionalHostPort(s);
+    if (a.isPresent() && isWildcard(a.get().getHostString())) {
+      throw new IllegalArgumentException("a wildcard address is not one clients can connect to: give the host "
+          + "name or address clients reach this broker at");
+    }
+    if (a.isPresent() && a.get().getPort() == 0) {
+      throw new IllegalArgumentException("port 0 is not one clients can connect to: give the real port");
+    }
+    return a;
+  }
+
+  /** 0.0.0.0, :: and their spellings: an address to bind on every interface, not one to connect to. */
+  static boolean isWildcard(String host) {
+    if (!host.matches("[0-9a-fA-F.:]+")) {
+      return false; // a host name: never looked up here
+    }
+    try {
+      return java.net.InetAddress.getByName(host).isAnyLocalAddress(); // a literal: parsed, not resolved
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
+  }
 }

@@ -7,10 +7,12 @@ import io.brook.broker.errors.BrokerException;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;
 import io.brook.broker.topics.TopicManager;
+import io.brook.broker.topics.TopicName;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /** Topic admin for every door: create, describe, alter, grow and delete topics. Plain and synchronous. */
 public final class TopicAdmin {
@@ -32,6 +34,31 @@ public final class TopicAdmin {
     return describe(topics.create(name, partitions, config));
   }
 
+  /**
+   * Every check {@link #create} makes (name, count, config, existence, limits, disk), creating nothing.
+   *
+   * @return the partition count the topic would get
+   */
+  public int checkCreate(String name, int partitions, Map<String, String> config) {
+    if (partitions < 0) {
+      throw new BrokerException(BrokerError.INVALID_REQUEST, "partitions must be >= 0 (0: the default), got "
+          + partitions);
+    }
+    int count = topics.checkCreate(name, partitions, config);
+    disk.check(DiskWrite.TOPIC_CREATE);
+    return count;
+  }
+
+  /**
+   * Checks a topic name alone, for doors that answer a bad name with a code of its own (Kafka's
+   * INVALID_TOPIC_EXCEPTION).
+   *
+   * @throws BrokerException INVALID_REQUEST saying what is wrong with it
+   */
+  public static void checkName(String name) {
+    TopicName.check(name);
+  }
+
   /** Every topic, by name. */
   public List<TopicInfo> list() {
     List<TopicInfo> all = new ArrayList<>();
@@ -41,6 +68,23 @@ public final class TopicAdmin {
 
   public TopicInfo describe(String name) {
     return describe(topics.get(name));
+  }
+
+  /** The topic with this id, or null. */
+  public TopicInfo describe(UUID id) {
+    Topic t = topics.byId(id);
+    return t == null ? null : describe(t);
+  }
+
+  /** Every check {@link #alterConfig} makes, changing nothing. */
+  public void checkAlterConfig(String name, Map<String, String> set, Collection<String> remove) {
+    topics.checkAlterConfig(name, set, remove);
+  }
+
+  /** Every check {@link #createPartitions} makes (count, limits, disk), adding none. */
+  public void checkCreatePartitions(String name, int total) {
+    topics.checkAddPartitions(name, total);
+    disk.check(DiskWrite.TOPIC_CREATE);
   }
 
   public TopicInfo alterConfig(String name, Map<String, String> set, Collection<String> remove) {
@@ -63,6 +107,7 @@ public final class TopicAdmin {
       partitions.add(new TopicInfo.PartitionInfo(p.index(), p.startOffset(), p.endOffset(), p.sizeBytes(),
           p.segmentRoll().label(), p.segmentCount(), p.forceCount(), p.producerCount()));
     }
-    return new TopicInfo(t.name(), t.id(), t.createdAtMs(), t.config().effective(), partitions);
+    return new TopicInfo(t.name(), t.id(), t.createdAtMs(), t.config().effective(), t.config().overrides(),
+        partitions);
   }
 }

@@ -8,9 +8,10 @@ import java.util.UUID;
  * A topic as admin calls describe it: its identity, effective config and each partition's state now.
  *
  * @param config every key with its effective value (the topic's overrides over the broker's defaults)
+ * @param overrides the keys set on the topic itself (the others follow the broker's defaults)
  */
 public record TopicInfo(String name, UUID id, long createdAtMs, Map<String, String> config,
-    List<PartitionInfo> partitions) {
+    Map<String, String> overrides, List<PartitionInfo> partitions) {
 
   /**
    * @param segmentRoll the roll's label ("HOUR", ...), fixed when the partition was created

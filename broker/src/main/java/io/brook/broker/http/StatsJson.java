@@ -18,7 +18,9 @@ final class StatsJson {
     JsonWriter w = new JsonWriter().beginObject();
     w.name("version").value(s.version());
     w.name("uptime_ms").value(Math.max(0, nowMs - s.startedAtMs()));
-    w.name("connections").value(s.connections().getAsInt());
+    w.name("connections").beginObject();
+    s.connections().forEach((listener, open) -> w.name(listener).value(open.getAsInt()));
+    w.endObject();
     disk(w, s.disk().stats());
     w.name("topics").beginArray();
     List<Topic> topics = s.topics().list().stream().sorted(Comparator.comparing(Topic::name)).toList();

@@ -3,13 +3,14 @@ package io.brook.broker.http;
 import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.groups.GroupManager;
 import io.brook.broker.topics.TopicManager;
+import java.util.Map;
 import java.util.function.IntSupplier;
 
 /**
  * What /stats reads.
  *
  * @param startedAtMs wall-clock start of the broker, for uptime
- * @param connections open gRPC client connections
+ * @param connections open client connections by listener (grpc, kafka), in the order shown
  */
 public record StatsSource(String version, long startedAtMs, TopicManager topics, GroupManager groups, DiskGuard disk,
-    IntSupplier connections) {}
+    Map<String, IntSupplier> connections) {}

@@ -39,6 +39,7 @@ public final class BrokerMetrics {
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
   private final RpcMetrics rpc;
+  private final KafkaMetrics kafka;
   private final TopicManager topics;
   private final GroupManager groups;
 
@@ -47,6 +48,7 @@ public final class BrokerMetrics {
     this.topics = topics;
     this.groups = groups;
     rpc = new RpcMetrics(registry);
+    kafka = new KafkaMetrics(registry);
     traffic("brook_produced_records_total", "Records appended to a topic (idempotent retries that were "
         + "recognized as duplicates are not counted).", TopicTraffic::producedRecords);
     traffic("brook_produced_bytes_total", "Payload bytes (keys, values, headers) appended to a topic.",
@@ -100,6 +102,11 @@ public final class BrokerMetrics {
   }
 
   /** Writes the text exposition format 0.0.4. */
+  /** What the Kafka listener reports. */
+  public KafkaMetrics kafka() {
+    return kafka;
+  }
+
   public void scrape(OutputStream out) throws IOException {
     writer.write(out, registry.scrape());
   }

@@ -30,6 +30,7 @@ public final class Broker implements AutoCloseable {
   private final BrokerContext ctx;
   private final GrpcEndpoint grpc;
   private final HttpEndpoint http;
+  private final KafkaEndpoint kafka;
   private final RetentionSchedule retention;
   private final AtomicBoolean closing = new AtomicBoolean();
   private volatile boolean ready;
@@ -38,6 +39,7 @@ public final class Broker implements AutoCloseable {
     this.ctx = ctx;
     grpc = new GrpcEndpoint(ctx, this::notReadyReason);
     http = new HttpEndpoint(ctx, this::notReadyReason);
+    kafka = new KafkaEndpoint(ctx);
     retention = new RetentionSchedule(ctx);
   }
 
@@ -66,10 +68,12 @@ public final class Broker implements AutoCloseable {
       ctx.timer.scheduleWithFixedDelay(ctx.groups::tick, GROUP_TICK_MS, GROUP_TICK_MS, TimeUnit.MILLISECONDS);
       new ProducerUpkeep(ctx).schedule(ctx.timer);
       broker.retention.start();
+      broker.kafka.start(); // after recovery: it has no readiness gate, its first answers see every topic
       broker.ready = true;
       broker.grpc.serving();
-      log.info("Brook ready: gRPC on {}:{}, HTTP on {}:{}, data in {}", ctx.grpcListen.getHostString(),
-          broker.port(), ctx.httpListen.getHostString(), broker.httpPort(), ctx.dataDir.toAbsolutePath());
+      log.info("Brook ready: gRPC on {}:{}, HTTP on {}:{}, {}, data in {}", ctx.grpcListen.getHostString(),
+          broker.port(), ctx.httpListen.getHostString(), broker.httpPort(), broker.kafka.describe(),
+          ctx.dataDir.toAbsolutePath());
       return broker;
     } catch (IOException | RuntimeException e) {
       broker.close();
@@ -147,6 +151,7 @@ public final class Broker implements AutoCloseable {
     ready = false;
     long started = System.nanoTime();
     grpc.stopAccepting();
+    kafka.close(); // no drain yet: a client's request in flight is retried on its next broker (D44)
     ctx.draining.drainAll();
     ctx.groups.closeMembers(); // ack streams and pending joins end now, so the shutdown need not wait for them
     try {

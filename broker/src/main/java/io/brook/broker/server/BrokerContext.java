@@ -8,6 +8,7 @@ import io.brook.broker.config.CrossKeyRules;
 import io.brook.broker.core.AckService;
 import io.brook.broker.core.FetchService;
 import io.brook.broker.core.GroupService;
+import io.brook.broker.core.OffsetTimes;
 import io.brook.broker.core.ProduceService;
 import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.disk.ActiveWriters;
@@ -23,6 +24,7 @@ import io.brook.broker.producers.ProducerIds;
 import io.brook.broker.security.BrokerSecurity;
 import io.brook.broker.storage.DataDirectoryLock;
 import io.brook.broker.storage.LogFactory;
+import io.brook.broker.kafka.apis.BrokerSettings;
 import io.brook.broker.topics.BatchValidator;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Retention;
@@ -32,6 +34,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.InstantSource;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -59,6 +62,10 @@ final class BrokerContext {
   final Path dataDir;
   final InetSocketAddress grpcListen;
   final InetSocketAddress httpListen;
+  /** Where the Kafka listener binds; empty when it is off (kafka.listen empty, or auth.enabled: no SASL yet). */
+  final Optional<InetSocketAddress> kafkaListen;
+  final Optional<InetSocketAddress> kafkaAdvertised;
+  final int kafkaMaxInflight;
   final int maxRequestBytes;
   final int maxConcurrentStreams;
   final long shutdownGraceMs;
@@ -84,6 +91,11 @@ final class BrokerContext {
   final ProduceService produce;
   final FetchService fetch;
   final TopicAdmin topicAdmin;
+  final OffsetTimes offsetTimes;
+  /** auto.create.topics.enable: Kafka Metadata requests create the topics they name. */
+  final boolean autoCreateTopics;
+  /** The broker's settings as Kafka's DescribeConfigs shows them. */
+  final BrokerSettings brokerSettings;
   final GroupService groupService;
   final AckService ackService;
   private final ActiveWriters<Partition> appending = new ActiveWriters<>(ACTIVE_WRITER_WINDOW_MS, System::nanoTime);
@@ -119,6 +131,9 @@ final class BrokerContext {
     dataDir = config.get(BrokerKeys.DATA_DIR);
     grpcListen = config.get(BrokerKeys.GRPC_LISTEN);
     httpListen = config.get(BrokerKeys.HTTP_LISTEN);
+    kafkaListen = kafkaListen(config);
+    kafkaAdvertised = config.get(BrokerKeys.KAFKA_ADVERTISED);
+    kafkaMaxInflight = config.get(BrokerKeys.KAFKA_CONNECTION_MAX_INFLIGHT);
     maxRequestBytes = config.get(BrokerKeys.MAX_REQUEST_BYTES);
     maxConcurrentStreams = config.get(BrokerKeys.GRPC_MAX_CONCURRENT_STREAMS);
     long minSessionTimeoutMs = config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS);
@@ -157,8 +172,25 @@ final class BrokerContext {
         producerIds, clock);
     fetch = new FetchService(topics, config.get(BrokerKeys.FETCH_MAX_WAIT_MS), readExecutor, timer, draining);
     topicAdmin = new TopicAdmin(topics, disk);
+    offsetTimes = new OffsetTimes(topics);
+    autoCreateTopics = config.get(BrokerKeys.AUTO_CREATE_TOPICS_ENABLE);
+    brokerSettings = BrokerSettings.of(config);
     groupService = new GroupService(groups, minSessionTimeoutMs, maxSessionTimeoutMs);
     ackService = new AckService(groups);
+  }
+
+  /**
+   * kafka.listen, unless auth is on: the Kafka listener has no SASL yet, so it would let clients past
+   * the authentication gRPC asks for (an explicit kafka.listen with auth was refused by CrossKeyRules).
+   */
+  private static Optional<InetSocketAddress> kafkaListen(BrokerConfig config) {
+    Optional<InetSocketAddress> listen = config.get(BrokerKeys.KAFKA_LISTEN);
+    if (listen.isPresent() && config.get(BrokerKeys.AUTH_ENABLED)) {
+      log.info("Kafka listener off: auth.enabled is set and the Kafka listener has no SASL yet, so it would let "
+          + "clients past authentication");
+      return Optional.empty();
+    }
+    return listen;
   }
 
   /** The disk guard's writers: partitions appended to lately plus every group's journal (D19). */

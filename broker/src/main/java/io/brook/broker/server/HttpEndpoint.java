@@ -5,6 +5,9 @@ import io.brook.broker.http.HttpServer;
 import io.brook.broker.http.HttpTls;
 import io.brook.broker.http.StatsSource;
 import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +29,16 @@ final class HttpEndpoint implements AutoCloseable {
     this.ctx = ctx;
     String version = Broker.class.getPackage().getImplementationVersion();
     routes = new HttpRoutes(notReadyReason, ctx.metrics, new StatsSource(version == null ? "dev" : version,
-        ctx.startedAtMs, ctx.topics, ctx.groups, ctx.disk, ctx.connections::open), ctx.security::httpAllowed);
+        ctx.startedAtMs, ctx.topics, ctx.groups, ctx.disk,
+        connections(ctx)), ctx.security::httpAllowed);
+  }
+
+  /** Open connections per listener, for /stats (kafka counts 0 while it is off). */
+  private static Map<String, IntSupplier> connections(BrokerContext ctx) {
+    Map<String, IntSupplier> byListener = new LinkedHashMap<>();
+    byListener.put("grpc", ctx.connections::open);
+    byListener.put("kafka", ctx.metrics.kafka()::connections);
+    return byListener;
   }
 
   synchronized void start() throws IOException {

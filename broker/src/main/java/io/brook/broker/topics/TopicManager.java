@@ -133,18 +133,8 @@ public final class TopicManager implements AutoCloseable {
   }
 
   public synchronized Topic create(String name, int partitions, Map<String, String> config) {
-    TopicName.check(name);
-    int count = partitions == 0 ? defaultPartitions : partitions;
-    checkPartitionCount(count);
+    int count = checkCreate(name, partitions, config);
     TopicConfig effective = defaults.withOverrides(config);
-    if (topics.containsKey(name)) {
-      throw new BrokerException(BrokerError.TOPIC_EXISTS, "topic '" + name + "' already exists");
-    }
-    if (topics.size() >= maxTopics) {
-      throw new LimitExceededException("max.topics", maxTopics, "cannot create topic " + name + ": the broker holds "
-          + topics.size() + " topics, its limit (max.topics=" + maxTopics + "); delete topics or raise max.topics");
-    }
-    checkTotalPartitions(name, count);
     List<SegmentRoll> rolls = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       rolls.add(effective.segmentRoll());
@@ -165,15 +155,40 @@ public final class TopicManager implements AutoCloseable {
     return topic;
   }
 
+  /**
+   * Every check {@link #create} makes, without creating anything (a validate-only request).
+   *
+   * @return the partition count the topic would get (default.partitions for 0)
+   */
+  public synchronized int checkCreate(String name, int partitions, Map<String, String> config) {
+    TopicName.check(name);
+    int count = partitions == 0 ? defaultPartitions : partitions;
+    checkPartitionCount(count);
+    defaults.withOverrides(config);
+    if (topics.containsKey(name)) {
+      throw new BrokerException(BrokerError.TOPIC_EXISTS, "topic '" + name + "' already exists");
+    }
+    if (topics.size() >= maxTopics) {
+      throw new LimitExceededException("max.topics", maxTopics, "cannot create topic " + name + ": the broker holds "
+          + topics.size() + " topics, its limit (max.topics=" + maxTopics + "); delete topics or raise max.topics");
+    }
+    checkTotalPartitions(name, count);
+    return count;
+  }
+
+  /** The topic with this id, or null: ids are rare lookups (Kafka clients naming topics by id). */
+  public Topic byId(UUID id) {
+    for (Topic t : topics.values()) {
+      if (t.id().equals(id)) {
+        return t;
+      }
+    }
+    return null;
+  }
+
   public synchronized Topic alterConfig(String name, Map<String, String> set, Collection<String> remove) {
     Topic topic = get(name);
-    if (set.containsKey(TopicConfig.SEGMENT_ROLL) || remove.contains(TopicConfig.SEGMENT_ROLL)) {
-      throw new BrokerException(BrokerError.INVALID_REQUEST,
-          "segment.roll is fixed when a partition is created and cannot be altered");
-    }
-    Map<String, String> overrides = new TreeMap<>(topic.config().overrides());
-    overrides.putAll(set);
-    TopicConfig updated = TopicConfig.of(defaults, overrides, remove);
+    TopicConfig updated = checkAlterConfig(name, set, remove);
     TopicMetadata m = metadata.get(name).withOverrides(updated.overrides());
     m.write(topicsDir.resolve(name));
     metadata.put(name, m);
@@ -182,15 +197,33 @@ public final class TopicManager implements AutoCloseable {
     return topic;
   }
 
-  public synchronized Topic addPartitions(String name, int total) {
+  /** Every check {@link #alterConfig} makes, without changing anything; returns the config it would give. */
+  public synchronized TopicConfig checkAlterConfig(String name, Map<String, String> set, Collection<String> remove) {
     Topic topic = get(name);
-    int current = topic.partitionCount();
+    if (set.containsKey(TopicConfig.SEGMENT_ROLL) || remove.contains(TopicConfig.SEGMENT_ROLL)) {
+      throw new BrokerException(BrokerError.INVALID_REQUEST,
+          "segment.roll is fixed when a partition is created and cannot be altered");
+    }
+    Map<String, String> overrides = new TreeMap<>(topic.config().overrides());
+    overrides.putAll(set);
+    return TopicConfig.of(defaults, overrides, remove);
+  }
+
+  /** Every check {@link #addPartitions} makes, without adding any. */
+  public synchronized void checkAddPartitions(String name, int total) {
+    int current = get(name).partitionCount();
     if (total <= current) {
       throw new BrokerException(BrokerError.INVALID_REQUEST, "topic " + name + " has " + current
           + " partitions; the new total must be larger (partitions never shrink), got " + total);
     }
     checkPartitionCount(total);
     checkTotalPartitions(name, total - current);
+  }
+
+  public synchronized Topic addPartitions(String name, int total) {
+    Topic topic = get(name);
+    int current = topic.partitionCount();
+    checkAddPartitions(name, total);
     List<SegmentRoll> rolls = new ArrayList<>(metadata.get(name).rolls());
     while (rolls.size() < total) {
       rolls.add(topic.config().segmentRoll());

@@ -25,6 +25,7 @@ import java.util.regex.Pattern;
 public final class BrokerProcess implements AutoCloseable {
   private static final Pattern READY = Pattern.compile("Brook ready: gRPC on [^:]+:(\\d+)");
   private static final Pattern HTTP_PORT = Pattern.compile("Brook ready: .*, HTTP on [^:]+:(\\d+)");
+  private static final Pattern KAFKA_PORT = Pattern.compile("Brook ready: .*, Kafka on [^:]+:(\\d+)");
   public static final long START_TIMEOUT_S = 60;
   private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -36,6 +37,7 @@ public final class BrokerProcess implements AutoCloseable {
   private Process process;
   private int port;
   private int httpPort;
+  private int kafkaPort;
   private ManagedChannel channel;
   private int starts;
   /** SIGSTOPped by {@link #freeze()}. */
@@ -87,6 +89,11 @@ public final class BrokerProcess implements AutoCloseable {
     command.addAll(jvmOptions);
     command.addAll(List.of("-jar", jar().toString(), "broker", "--data-dir", dataDir.toString(),
         "--grpc-listen", "127.0.0.1:" + port, "--http-listen", "127.0.0.1:0"));
+    // The Kafka listener on a free port too, not localhost:9092; under auth it stays off by default
+    // (no SASL yet), and setting it would refuse the start. Later args override this one.
+    if (!args.contains("auth.enabled=true")) {
+      command.addAll(List.of("--set", "kafka.listen=127.0.0.1:0"));
+    }
     command.addAll(args);
     return command;
   }
@@ -119,6 +126,8 @@ public final class BrokerProcess implements AutoCloseable {
         port = Integer.parseInt(m.group(1));
         Matcher http = HTTP_PORT.matcher(log);
         httpPort = http.find() ? Integer.parseInt(http.group(1)) : -1;
+        Matcher kafka = KAFKA_PORT.matcher(log);
+        kafkaPort = kafka.find() ? Integer.parseInt(kafka.group(1)) : -1;
         channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().maxInboundMessageSize(16 << 20)
             .build();
         return;
@@ -156,6 +165,16 @@ public final class BrokerProcess implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString()).body();
     return body.lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(l.substring(
         name.length() + 1).trim())).findFirst().orElse(Double.NaN);
+  }
+
+  /** The Kafka listener's port, as the ready line reports it; -1 when it is off. */
+  public int kafkaPort() {
+    return kafkaPort;
+  }
+
+  /** The Kafka listener as a bootstrap server. */
+  public String kafkaAddress() {
+    return "127.0.0.1:" + kafkaPort;
   }
 
   public String address() {

@@ -64,7 +64,7 @@ class RetentionIT {
 
   void start() throws IOException {
     BrokerConfig config = BrokerConfig.resolve(null, Map.of(), Map.of("data.dir", dir.resolve("data").toString(),
-        "grpc.listen", "127.0.0.1:0", "http.listen", "127.0.0.1:0", "retention.check.interval.ms", "50", "group.min.session.timeout.ms", "500"));
+        "grpc.listen", "127.0.0.1:0", "http.listen", "127.0.0.1:0", "kafka.listen", "127.0.0.1:0", "retention.check.interval.ms", "50", "group.min.session.timeout.ms", "500"));
     broker = Broker.start(config, ChronicleLog::open, clock);
     channel = ManagedChannelBuilder.forAddress("127.0.0.1", broker.port()).usePlaintext().build();
     wire = new Wire(channel);

@@ -1,0 +1,108 @@
+package io.brook.broker.kafka.apis;
+
+import io.brook.broker.core.TopicAdmin;
+import io.brook.broker.core.TopicInfo;
+import io.brook.broker.errors.BrokerException;
+import io.brook.broker.kafka.KafkaApi;
+import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.kafka.apis.KafkaErrors.Failure;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData.DescribeConfigsResource;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResult;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigSource;
+import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
+
+/**
+ * DescribeConfigs for TOPIC resources (Brook's topic configs under Kafka's names, see
+ * {@link KafkaTopicConfigs}) and the BROKER resource (node 0, or "" for the cluster default: the
+ * broker's own keys, all read-only, from its config file, environment or flags).
+ */
+public final class DescribeConfigsApi implements KafkaApi {
+  private final TopicAdmin admin;
+  private final BrokerSettings broker;
+
+  public DescribeConfigsApi(TopicAdmin admin, BrokerSettings broker) {
+    this.admin = admin;
+    this.broker = broker;
+  }
+
+  @Override
+  public ApiKeys key() {
+    return ApiKeys.DESCRIBE_CONFIGS;
+  }
+
+  @Override
+  public short minVersion() {
+    return 1;
+  }
+
+  @Override
+  public short maxVersion() {
+    return 4;
+  }
+
+  @Override
+  public CompletableFuture<ApiMessage> handle(KafkaRequest request) {
+    DescribeConfigsRequestData body = (DescribeConfigsRequestData) request.body();
+    List<DescribeConfigsResult> results = new ArrayList<>();
+    for (DescribeConfigsResource r : body.resources()) {
+      DescribeConfigsResult result = new DescribeConfigsResult().setResourceType(r.resourceType())
+          .setResourceName(r.resourceName());
+      try {
+        List<DescribeConfigsResourceResult> configs = configs(r);
+        if (r.configurationKeys() != null) {
+          configs.removeIf(c -> !r.configurationKeys().contains(c.name()));
+        }
+        results.add(result.setErrorCode(Errors.NONE.code()).setConfigs(configs));
+      } catch (Refused e) {
+        results.add(result.setErrorCode(e.failure.code()).setErrorMessage(e.failure.message()));
+      } catch (BrokerException e) {
+        Failure f = KafkaErrors.of(e).invalidRequestAs(Errors.INVALID_TOPIC_EXCEPTION);
+        results.add(result.setErrorCode(f.code()).setErrorMessage(f.message()));
+      }
+    }
+    return CompletableFuture.completedFuture(new DescribeConfigsResponseData().setThrottleTimeMs(0)
+        .setResults(results));
+  }
+
+  private List<DescribeConfigsResourceResult> configs(DescribeConfigsResource r) {
+    ConfigResource.Type type = ConfigResource.Type.forId(r.resourceType());
+    List<DescribeConfigsResourceResult> out = new ArrayList<>();
+    if (type == ConfigResource.Type.TOPIC) {
+      TopicInfo t = admin.describe(r.resourceName());
+      for (KafkaTopicConfigs.Entry e : KafkaTopicConfigs.describe(t)) {
+        out.add(entry(e.name(), e.value(), e.readOnly(), e.source(), e.type(), false));
+      }
+      return out;
+    }
+    if (type == ConfigResource.Type.BROKER) {
+      if (!r.resourceName().isEmpty() && !r.resourceName().equals("0")) {
+        throw new Refused(new Failure(Errors.INVALID_REQUEST, "Brook is one node, broker 0: no broker "
+            + r.resourceName()));
+      }
+      for (BrokerSettings.Setting s : broker.settings()) {
+        out.add(entry(s.name(), s.value(), true, s.isDefault() ? ConfigSource.DEFAULT_CONFIG
+            : ConfigSource.STATIC_BROKER_CONFIG, ConfigType.STRING, s.sensitive()));
+      }
+      return out;
+    }
+    throw new Refused(new Failure(Errors.INVALID_REQUEST, "Brook describes configs of topics and of the broker "
+        + "only, not of resource type " + type));
+  }
+
+  private static DescribeConfigsResourceResult entry(String name, String value, boolean readOnly,
+      ConfigSource source, ConfigType type, boolean sensitive) {
+    return new DescribeConfigsResourceResult().setName(name).setValue(value).setReadOnly(readOnly)
+        .setConfigSource(source.id()).setIsSensitive(sensitive).setSynonyms(new ArrayList<>())
+        .setConfigType(type.id()).setDocumentation(null);
+  }
+}

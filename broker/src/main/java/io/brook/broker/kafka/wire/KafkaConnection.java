@@ -1,0 +1,188 @@
+package io.brook.broker.kafka.wire;
+
+import io.brook.broker.kafka.KafkaApis;
+import io.brook.broker.kafka.KafkaListenerInfo;
+import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.metrics.KafkaObserver;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.TooLongFrameException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLException;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Kafka client connection, after the frame decoder: decodes each request, hands it to its API
+ * on this event loop (so an API sees a connection's requests in order), and writes the answers in
+ * request order however their futures complete. Reading pauses while {@code maxInflight} requests
+ * wait for their answers or while the socket does not take what was written (a client that does not
+ * read), and resumes as they drain; a refused request or a failed API closes the connection.
+ */
+final class KafkaConnection extends ChannelInboundHandlerAdapter {
+  private static final Logger log = LoggerFactory.getLogger(KafkaConnection.class);
+
+  private final KafkaApis apis;
+  private final Supplier<KafkaListenerInfo> listener;
+  private final int maxInflight;
+  private final KafkaObserver observer;
+  private final ArrayDeque<PendingAnswer> pending = new ArrayDeque<>();
+  private ChannelHandlerContext ctx;
+  private InetSocketAddress remote;
+  private boolean closing;
+
+  KafkaConnection(KafkaApis apis, Supplier<KafkaListenerInfo> listener, int maxInflight, KafkaObserver observer) {
+    this.apis = apis;
+    this.listener = listener;
+    this.maxInflight = maxInflight;
+    this.observer = observer;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) throws Exception {
+    this.ctx = ctx;
+    remote = (InetSocketAddress) ctx.channel().remoteAddress();
+    super.channelActive(ctx);
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    ByteBuf frame = (ByteBuf) msg;
+    if (closing) {
+      frame.release();
+      return;
+    }
+    // A heap copy the request data may point into (records, bytes fields) however long the API keeps it.
+    byte[] bytes = new byte[frame.readableBytes()];
+    frame.readBytes(bytes);
+    frame.release();
+    InboundRequest request;
+    try {
+      request = InboundRequest.decode(ByteBuffer.wrap(bytes), apis);
+    } catch (RefusedRequest e) {
+      refuse(e.reason, e.getMessage());
+      return;
+    }
+    PendingAnswer answer = new PendingAnswer(request, System.nanoTime());
+    pending.addLast(answer);
+    if (request.unsupportedApiVersions()) {
+      complete(answer, InboundRequest.unsupportedAnswer(apis), null);
+    } else {
+      CompletableFuture<ApiMessage> future;
+      try {
+        future = request.api().handle(new KafkaRequest(request.version(), request.correlationId(),
+            request.clientId(), request.body(), listener.get(), remote));
+      } catch (RuntimeException e) {
+        future = CompletableFuture.failedFuture(e);
+      }
+      future.whenComplete((response, failure) -> {
+        if (ctx.executor().inEventLoop()) {
+          complete(answer, response, failure);
+        } else {
+          ctx.executor().execute(() -> complete(answer, response, failure));
+        }
+      });
+    }
+    updateAutoRead();
+  }
+
+  /** On the event loop: records an answer, then writes every answer at the head that is ready. */
+  private void complete(PendingAnswer answer, ApiMessage response, Throwable failure) {
+    answer.done = true;
+    answer.response = response;
+    answer.failure = failure;
+    boolean wrote = false;
+    while (!closing && !pending.isEmpty() && pending.peekFirst().done) {
+      PendingAnswer head = pending.pollFirst();
+      InboundRequest r = head.request;
+      if (head.failure != null) {
+        refuse("handler_failed", "the " + r.key().name + " v" + r.version() + " handler failed: " + head.failure);
+        return;
+      }
+      if (head.response == null) {
+        observer.answered(r.key().name, System.nanoTime() - head.startNanos, Map.of());
+        continue; // no answer expected (acks=0): the next one keeps its place
+      }
+      short version = r.unsupportedApiVersions() ? 0 : r.version();
+      ByteBuf frame;
+      Map<String, Integer> errors;
+      try {
+        frame = ResponseEncoder.encode(ctx.alloc(), r.key(), version, r.correlationId(), head.response);
+        errors = AnswerErrors.of(r.key(), version, frame);
+      } catch (RuntimeException e) {
+        refuse("handler_failed", "the " + r.key().name + " v" + r.version() + " answer could not be encoded: " + e);
+        return;
+      }
+      observer.answered(r.key().name, System.nanoTime() - head.startNanos, errors);
+      ctx.write(frame, ctx.voidPromise());
+      wrote = true;
+    }
+    if (wrote) {
+      ctx.flush();
+    }
+    updateAutoRead();
+  }
+
+  /** Reads on while fewer than maxInflight requests wait and the socket takes what is written. */
+  private void updateAutoRead() {
+    if (closing) {
+      return;
+    }
+    boolean read = pending.size() < maxInflight && ctx.channel().isWritable();
+    if (ctx.channel().config().isAutoRead() != read) {
+      ctx.channel().config().setAutoRead(read);
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+    updateAutoRead();
+    super.channelWritabilityChanged(ctx);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    closing = true;
+    pending.clear(); // answers still to come are dropped as they complete
+    super.channelInactive(ctx);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof TooLongFrameException) {
+      refuse("oversize_frame", "a frame above max.request.bytes (" + cause.getMessage() + ")");
+    } else if (cause instanceof DecoderException && cause.getCause() instanceof SSLException ssl) {
+      refuse("tls", "TLS failed: " + ssl.getMessage());
+    } else if (cause instanceof DecoderException) {
+      refuse("malformed", "bad frame: " + cause.getMessage());
+    } else if (cause instanceof IOException) {
+      log.debug("Kafka connection from {}: {}", remote, cause.toString()); // the client went away
+      closing = true;
+      ctx.close();
+    } else {
+      log.warn("Kafka connection from {} closed: unexpected error", remote, cause);
+      closing = true;
+      ctx.close();
+    }
+  }
+
+  /** Closes the connection for what the client sent, with one log line saying why. */
+  private void refuse(String reason, String why) {
+    if (closing) {
+      return;
+    }
+    closing = true;
+    observer.refused(reason);
+    log.info("Kafka connection from {} closed: {}", remote, why);
+    ctx.close();
+  }
+}

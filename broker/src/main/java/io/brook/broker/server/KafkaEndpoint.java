@@ -1,0 +1,88 @@
+package io.brook.broker.server;
+
+import io.brook.broker.http.HttpTls;
+import io.brook.broker.kafka.KafkaApi;
+import io.brook.broker.kafka.KafkaApis;
+import io.brook.broker.kafka.KafkaListenerInfo;
+import io.brook.broker.kafka.apis.CreatePartitionsApi;
+import io.brook.broker.kafka.apis.CreateTopicsApi;
+import io.brook.broker.kafka.apis.DeleteTopicsApi;
+import io.brook.broker.kafka.apis.DescribeClusterApi;
+import io.brook.broker.kafka.apis.DescribeConfigsApi;
+import io.brook.broker.kafka.apis.IncrementalAlterConfigsApi;
+import io.brook.broker.kafka.apis.InitProducerIdApi;
+import io.brook.broker.kafka.apis.ListOffsetsApi;
+import io.brook.broker.kafka.apis.MetadataApi;
+import io.brook.broker.kafka.wire.KafkaServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kafka protocol listener on the context's components (D44), or nothing when kafka.listen is
+ * empty or auth is on. Started once storage is recovered, so its first Metadata answer sees every
+ * topic; closed first when the broker stops.
+ */
+final class KafkaEndpoint implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(KafkaEndpoint.class);
+  /** Brook is one node. */
+  private static final int NODE_ID = 0;
+
+  private final BrokerContext ctx;
+  private KafkaServer server;
+  private KafkaListenerInfo info;
+
+  KafkaEndpoint(BrokerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  /**
+   * Every Kafka API served beside ApiVersions, which advertises exactly these: one line each, on the
+   * core services of the context.
+   */
+  private static List<KafkaApi> apis(BrokerContext ctx) {
+    return List.of(
+        new MetadataApi(ctx.topicAdmin, ctx.autoCreateTopics),
+        new DescribeClusterApi(),
+        new CreateTopicsApi(ctx.topicAdmin),
+        new DeleteTopicsApi(ctx.topicAdmin),
+        new CreatePartitionsApi(ctx.topicAdmin),
+        new DescribeConfigsApi(ctx.topicAdmin, ctx.brokerSettings),
+        new IncrementalAlterConfigsApi(ctx.topicAdmin),
+        new ListOffsetsApi(ctx.fetch, ctx.offsetTimes),
+        new InitProducerIdApi(ctx.produce));
+  }
+
+  synchronized void start() throws IOException {
+    if (ctx.kafkaListen.isEmpty()) {
+      return;
+    }
+    String clusterId = ClusterIdFile.load(ctx.dataDir);
+    boolean tls = ctx.security.tls().isPresent();
+    server = KafkaServer.start(ctx.kafkaListen.get(), HttpTls.context(ctx.security.tls()), ctx.maxRequestBytes,
+        ctx.kafkaMaxInflight, new KafkaApis(apis(ctx)), bound -> {
+          InetSocketAddress advertised = ctx.kafkaAdvertised.orElse(bound);
+          info = new KafkaListenerInfo(NODE_ID, advertised.getHostString(), advertised.getPort(), clusterId, tls);
+          return info;
+        }, ctx.metrics.kafka());
+    log.info("Kafka on {}:{} ({}), advertised as {}:{}, cluster id {}", ctx.kafkaListen.get().getHostString(),
+        server.address().getPort(), tls ? "TLS" : "plaintext", info.advertisedHost(), info.advertisedPort(),
+        clusterId);
+  }
+
+  /** "Kafka on host:port" for the ready line, or "Kafka off". */
+  synchronized String describe() {
+    return server == null ? "Kafka off" : "Kafka on " + ctx.kafkaListen.get().getHostString() + ":"
+        + server.address().getPort();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (server != null) {
+      server.close();
+      server = null;
+    }
+  }
+}

@@ -14,7 +14,7 @@ import java.util.List;
 /**
  * The one place a produced batch is checked, whatever door and form it came by (Kafka's
  * LogValidator is the model): the record count against max.batch.records, every record against the
- * topic's max.message.bytes and timestamp rules, and an encoded section's every length, count and
+ * topic's max.record.bytes and timestamp rules, and an encoded section's every length, count and
  * header name. What it returns, a {@link ValidatedBatch}, is the only thing a {@link Partition}
  * appends, and only this class can make one.
  */
@@ -119,12 +119,12 @@ public final class BatchValidator {
     }
   }
 
-  /** One record's size (key, value, headers) against max.message.bytes. */
+  /** One record's size (key, value, headers) against max.record.bytes. */
   private static void checkSize(Topic topic, int i, int size, TopicConfig current, String where) {
-    if (size > current.maxMessageBytes()) {
+    if (size > current.maxRecordBytes()) {
       throw new BrokerException(BrokerError.RECORD_TOO_LARGE, "record " + i + " of the batch for " + where
-          + " is " + size + " bytes; topic " + topic.name() + " takes at most " + current.maxMessageBytes()
-          + " (max.message.bytes)");
+          + " is " + size + " bytes; topic " + topic.name() + " takes at most " + current.maxRecordBytes()
+          + " (" + TopicConfig.MAX_RECORD_BYTES + ")");
     }
   }
 

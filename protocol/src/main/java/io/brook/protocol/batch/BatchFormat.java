@@ -30,6 +30,23 @@ import java.util.zip.CRC32C;
  *          UTF-8 name, varint value length, value.
  * </pre>
  *
+ * <p>Version 2 (D37, D45): a small little-endian prefix of Brook's own fields, then one Kafka record
+ * batch v2 exactly as Kafka stores it ({@link KafkaBatch}: big-endian, records compressed as the
+ * producer sent them):
+ *
+ * <pre>
+ * off size field
+ *   0  1   version (2)
+ *   1  1   attributes (bit 0: timestamps are the log append time, as in version 1; other bits 0)
+ *   2  8   running max timestamp (the time index, as in version 1)
+ *  10  8   append time (broker clock)
+ *  18  8   log position
+ *  26 ...  Kafka record batch v2: base offset = the offset the log assigned, partition leader
+ *          epoch 0; its batch length + 12 is the rest of the stored batch
+ * </pre>
+ *
+ * <p>The first byte tells the versions apart; {@link BatchReader#wrap} reads both.
+ *
  * <p>It lives in the protocol module because it is part of the contract: the broker writes it, and
  * every client that asks for raw batches reads it with {@link BatchReader}.
  */
@@ -53,6 +70,14 @@ public final class BatchFormat {
   public static final int BASE_SEQUENCE = 64;
   public static final int HEADER_SIZE_WITH_PRODUCER = 68;
 
+  public static final byte VERSION_2 = 2;
+  public static final int V2_ATTRIBUTES = 1;
+  public static final int V2_RUNNING_MAX_TIMESTAMP = 2;
+  public static final int V2_APPEND_TIME = 10;
+  public static final int V2_LOG_POSITION = 18;
+  /** Where the Kafka batch starts in a version 2 batch. */
+  public static final int V2_PREFIX_SIZE = 26;
+
   private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
@@ -69,6 +94,34 @@ public final class BatchFormat {
 
   public static short shortAt(byte[] b, int at) {
     return (short) SHORT.get(b, at);
+  }
+
+  /** The stored batch's format version: its first byte. */
+  public static int version(byte[] b, int from) {
+    return b[from];
+  }
+
+  /** Writes the prefix of a version 2 batch at {@code b[from]}; the Kafka batch follows it. */
+  public static void writeV2Prefix(byte[] b, int from, int attributes, long runningMaxTimestamp, long appendTime,
+      long logPosition) {
+    b[from] = VERSION_2;
+    b[from + V2_ATTRIBUTES] = (byte) attributes;
+    LONG.set(b, from + V2_RUNNING_MAX_TIMESTAMP, runningMaxTimestamp);
+    LONG.set(b, from + V2_APPEND_TIME, appendTime);
+    LONG.set(b, from + V2_LOG_POSITION, logPosition);
+  }
+
+  /**
+   * Checks that {@code b[from, from + length)} can hold a version 2 batch: the prefix, then a Kafka
+   * batch whose length is the rest ({@link KafkaBatch#checkHeader}).
+   *
+   * @throws CorruptBatchException when it cannot
+   */
+  public static void checkV2Header(byte[] b, int from, int length) {
+    if (length < V2_PREFIX_SIZE || b[from] != VERSION_2) {
+      throw new CorruptBatchException("corrupt batch: length " + length + ", version " + (length > 0 ? b[from] : -1));
+    }
+    KafkaBatch.checkHeader(b, from + V2_PREFIX_SIZE, length - V2_PREFIX_SIZE);
   }
 
   /** Where the records start: after the fixed header and, for producer batches, the producer fields. */
@@ -94,8 +147,15 @@ public final class BatchFormat {
     }
   }
 
-  /** True when the records section of the batch in {@code b[from, from + length)} matches its CRC32C. */
+  /**
+   * True when the batch in {@code b[from, from + length)} matches its CRC32C: in version 1 the
+   * records section's, in version 2 the Kafka batch's (attributes to the end).
+   */
   public static boolean checksumMatches(byte[] b, int from, int length, CRC32C crc) {
+    if (length > 0 && b[from] == VERSION_2) {
+      return length >= V2_PREFIX_SIZE
+          && KafkaBatch.crcMatches(b, from + V2_PREFIX_SIZE, length - V2_PREFIX_SIZE, crc);
+    }
     int headerSize = headerSize(b, from);
     int recordsLength = intAt(b, from + RECORDS_LENGTH);
     if (recordsLength != length - headerSize) {

@@ -85,13 +85,14 @@ final class FetchAnswer {
    *
    * @return the next offset
    */
-  long addBatches(Partition p, long offset, BatchForm form, List<byte[]> out, List<LogRecord> records) {
+  long addBatches(Partition p, long offset, int partitionMaxBytes, BatchForm form, List<byte[]> out,
+      List<LogRecord> records) {
     long next = offset;
     int read = 0;
     int added = 0;
     reading:
     while (true) {
-      int room = Math.max(0, Math.min(maxBytes - bytes - added, size.capBytes() - wire));
+      int room = Math.max(0, Math.min(Math.min(maxBytes - bytes, partitionMaxBytes) - added, size.capBytes() - wire));
       BatchReadResult br = p.readBatches(next, maxRecords - this.records - read, room, this.records + read == 0);
       if (br.batches().isEmpty() && form != BatchForm.STORED_AS_IS && this.records + read > 0) {
         // The log sizes its read by stored bytes: the next batch may fit once converted (a Kafka
@@ -116,7 +117,8 @@ final class FetchAnswer {
         }
         int batchSize = size.batchSize(batch.length);
         boolean first = this.records + read == 0;
-        if (!first && (wire + batchSize > size.capBytes() || bytes + added + batch.length > maxBytes)) {
+        if (!first && (wire + batchSize > size.capBytes() || bytes + added + batch.length > maxBytes
+            || added + batch.length > partitionMaxBytes)) {
           break reading; // the batches' framing or a conversion took the last bytes: the rest come next time
         }
         if (first && wire + batchSize > size.capBytes() && h.recordCount() > 1 && form != BatchForm.KAFKA) {

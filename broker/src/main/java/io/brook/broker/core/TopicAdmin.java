@@ -76,6 +76,21 @@ public final class TopicAdmin {
     return t == null ? null : describe(t);
   }
 
+  /** The name of the topic with this id, or null: cheap enough for every Produce and Fetch. */
+  public String nameOf(UUID id) {
+    Topic t = topics.byId(id);
+    return t == null ? null : t.name();
+  }
+
+  /** The id of the topic with this name, or null when there is none. */
+  public UUID idOf(String name) {
+    try {
+      return topics.get(name).id();
+    } catch (BrokerException e) {
+      return null;
+    }
+  }
+
   /** Every check {@link #alterConfig} makes, changing nothing. */
   public void checkAlterConfig(String name, Map<String, String> set, Collection<String> remove) {
     topics.checkAlterConfig(name, set, remove);

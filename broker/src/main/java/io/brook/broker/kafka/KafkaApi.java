@@ -12,8 +12,18 @@ import org.apache.kafka.common.protocol.ApiMessage;
 public interface KafkaApi {
   ApiKeys key();
 
-  /** The lowest version advertised in ApiVersions (Produce advertises 0 even if it refuses 0–2, see KAFKA.md). */
+  /** The lowest version served. */
   short minVersion();
+
+  /**
+   * The lowest version ApiVersions advertises: {@link #minVersion()}, except for Produce, which
+   * advertises 0 though it serves only 3 and up, because librdkafka turns compression off against a
+   * broker whose Produce minimum is above 2 (librdkafka#4956, KAFKA-18659). A request below
+   * {@link #minVersion()} closes the connection, as any version out of range does.
+   */
+  default short advertisedMinVersion() {
+    return minVersion();
+  }
 
   /** The highest version served; never above what the pinned kafka-clients knows. */
   short maxVersion();

@@ -9,10 +9,12 @@ import io.brook.broker.kafka.apis.CreateTopicsApi;
 import io.brook.broker.kafka.apis.DeleteTopicsApi;
 import io.brook.broker.kafka.apis.DescribeClusterApi;
 import io.brook.broker.kafka.apis.DescribeConfigsApi;
+import io.brook.broker.kafka.apis.FetchApi;
 import io.brook.broker.kafka.apis.IncrementalAlterConfigsApi;
 import io.brook.broker.kafka.apis.InitProducerIdApi;
 import io.brook.broker.kafka.apis.ListOffsetsApi;
 import io.brook.broker.kafka.apis.MetadataApi;
+import io.brook.broker.kafka.apis.ProduceApi;
 import io.brook.broker.kafka.wire.KafkaServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -52,7 +54,9 @@ final class KafkaEndpoint implements AutoCloseable {
         new DescribeConfigsApi(ctx.topicAdmin, ctx.brokerSettings),
         new IncrementalAlterConfigsApi(ctx.topicAdmin),
         new ListOffsetsApi(ctx.fetch, ctx.offsetTimes),
-        new InitProducerIdApi(ctx.produce));
+        new InitProducerIdApi(ctx.produce),
+        new ProduceApi(ctx.produce, ctx.topicAdmin),
+        new FetchApi(ctx.fetch, ctx.topicAdmin));
   }
 
   synchronized void start() throws IOException {

@@ -51,7 +51,7 @@ public final class ApiVersionsApi implements KafkaApi {
   private ApiVersionsResponseData answer(Errors error) {
     ApiVersionCollection ranges = new ApiVersionCollection();
     for (KafkaApi api : apis.all()) {
-      ranges.add(new ApiVersion().setApiKey(api.key().id).setMinVersion(api.minVersion())
+      ranges.add(new ApiVersion().setApiKey(api.key().id).setMinVersion(api.advertisedMinVersion())
           .setMaxVersion(api.maxVersion()));
     }
     // No features (finalized epoch -1): Brook has none to negotiate.

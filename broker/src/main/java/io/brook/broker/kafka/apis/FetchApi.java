@@ -1,15 +1,20 @@
 package io.brook.broker.kafka.apis;
 
+import io.brook.broker.core.AnswerSize;
+import io.brook.broker.core.BatchForm;
 import io.brook.broker.core.FetchPosition;
 import io.brook.broker.core.FetchQuery;
 import io.brook.broker.core.FetchService;
 import io.brook.broker.core.LongPoll;
 import io.brook.broker.core.PartitionRead;
+import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.records.LogRecord;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
@@ -24,20 +29,49 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
- * Fetch: the stored Kafka batches go out as they are, the whole batch that holds the fetch offset
- * first (the client skips the records before it). Limits as Kafka's (KIP-74): per partition and in
- * total, but the first batch of the answer always comes, however large. Fetch sessions (KIP-227) are
- * declined: every answer has session id 0 and holds exactly the partitions asked for, so clients
- * send full fetches. Brook has no transactions: the last stable offset is the high watermark and the
+ * Fetch: stored Kafka batches go out as they are, the whole batch that holds the fetch offset first
+ * (the client skips the records before it). Limits as Kafka's (KIP-74): per partition and in total,
+ * but the answer's first batch always comes, however large. Fetch sessions (KIP-227) are declined:
+ * every answer has session id 0 and holds exactly the partitions asked for, so clients send full
+ * fetches. Brook has no transactions: the last stable offset is the high watermark and the
  * aborted-transactions list is empty, which read_committed consumers (Debian's kcat) need.
  */
 public final class FetchApi implements KafkaApi {
-  private final FetchService fetch;
-  private final TopicIds ids;
+  /**
+   * The most one answer holds whatever the client asks (the default of Kafka's broker setting
+   * fetch.max.bytes): answers are built in memory, so a client's max_bytes must not size them alone.
+   */
+  static final int MAX_ANSWER_BYTES = 55 * 1024 * 1024;
 
-  public FetchApi(FetchService fetch, TopicIds ids) {
+  /** Kafka answers count batches as they are; the framing around them is small and not counted. */
+  private static final AnswerSize KAFKA_SIZE = new AnswerSize() {
+    @Override
+    public int capBytes() {
+      return MAX_ANSWER_BYTES;
+    }
+
+    @Override
+    public int partitionOverhead() {
+      return 0;
+    }
+
+    @Override
+    public int recordSize(LogRecord r) {
+      return r.payloadSize();
+    }
+
+    @Override
+    public int batchSize(int length) {
+      return length;
+    }
+  };
+
+  private final FetchService fetch;
+  private final TopicAdmin topics;
+
+  public FetchApi(FetchService fetch, TopicAdmin topics) {
     this.fetch = fetch;
-    this.ids = ids;
+    this.topics = topics;
   }
 
   @Override
@@ -59,33 +93,35 @@ public final class FetchApi implements KafkaApi {
   public CompletableFuture<ApiMessage> handle(KafkaRequest request) {
     FetchRequestData data = (FetchRequestData) request.body();
     List<Wanted> wanted = wanted(data, request.apiVersion());
-    FetchResponseData first = read(data, wanted);
-    if (hasData(first) || data.maxWaitMs() <= 0 || data.minBytes() <= 0) {
-      return CompletableFuture.completedFuture(first);
-    }
-    List<FetchPosition> positions = new ArrayList<>();
-    for (Wanted w : wanted) {
-      if (w.topic != null) {
-        positions.add(new FetchPosition(w.topic, w.partition.partition(), w.partition.fetchOffset()));
+    FetchQuery query = query(data, wanted);
+    List<PartitionRead> first = fetch.read(query, KAFKA_SIZE);
+    CompletableFuture<ApiMessage> later = new CompletableFuture<>();
+    // min_bytes above 1 is answered as 1: the first record that comes ends the wait (clients default to 1).
+    LongPoll poll = data.minBytes() <= 0 ? null : fetch.longPoll(query, first, () -> {
+      try {
+        later.complete(answer(wanted, fetch.read(query, KAFKA_SIZE)));
+      } catch (RuntimeException e) {
+        later.completeExceptionally(e);
       }
-    }
-    CompletableFuture<ApiMessage> answer = new CompletableFuture<>();
-    FetchQuery waitFor = new FetchQuery(positions, Integer.MAX_VALUE, data.maxBytes(), true, data.maxWaitMs());
-    LongPoll poll = fetch.longPoll(waitFor, List.of(), () -> answer.complete(read(data, wanted)));
-    if (poll == null) { // nothing to wait on (a partition went away): answer with what there is
-      return CompletableFuture.completedFuture(first);
+    });
+    if (poll == null) {
+      return CompletableFuture.completedFuture(answer(wanted, first));
     }
     poll.start();
-    return answer;
+    return later;
   }
 
-  /** One partition asked for, in request order, with its topic's name (null: no topic with that id). */
+  /**
+   * One partition asked for, in request order.
+   *
+   * @param topic the topic's name, or null when no topic has the id asked for
+   */
   private record Wanted(String topic, Uuid topicId, String requestedName, FetchPartition partition) {}
 
   private List<Wanted> wanted(FetchRequestData data, short version) {
     List<Wanted> out = new ArrayList<>();
     for (FetchTopic t : data.topics()) {
-      String name = version >= 13 ? ids.nameOf(t.topicId()) : t.topic();
+      String name = version >= 13 ? topics.nameOf(TopicIds.toBrook(t.topicId())) : t.topic();
       for (FetchPartition p : t.partitions()) {
         out.add(new Wanted(name, t.topicId(), t.topic(), p));
       }
@@ -93,64 +129,64 @@ public final class FetchApi implements KafkaApi {
     return out;
   }
 
-  private FetchResponseData read(FetchRequestData data, List<Wanted> wanted) {
+  private static FetchQuery query(FetchRequestData data, List<Wanted> wanted) {
+    List<FetchPosition> positions = new ArrayList<>();
+    for (Wanted w : wanted) {
+      if (w.topic != null) {
+        positions.add(new FetchPosition(w.topic, w.partition.partition(), w.partition.fetchOffset(),
+            Math.max(0, w.partition.partitionMaxBytes())));
+      }
+    }
+    int maxBytes = data.maxBytes() > 0 ? Math.min(data.maxBytes(), MAX_ANSWER_BYTES) : MAX_ANSWER_BYTES;
+    return new FetchQuery(positions, Integer.MAX_VALUE, maxBytes, BatchForm.KAFKA, Math.max(0, data.maxWaitMs()));
+  }
+
+  private static FetchResponseData answer(List<Wanted> wanted, List<PartitionRead> reads) {
     FetchResponseData response = new FetchResponseData().setSessionId(0).setErrorCode(Errors.NONE.code());
-    int room = data.maxBytes() > 0 ? data.maxBytes() : Integer.MAX_VALUE;
-    boolean sentAny = false;
     FetchableTopicResponse current = null;
+    int read = 0;
     for (Wanted w : wanted) {
       if (current == null || !sameTopic(current, w)) {
         current = new FetchableTopicResponse().setTopic(w.requestedName).setTopicId(w.topicId);
         response.responses().add(current);
       }
-      PartitionData part = new PartitionData().setPartitionIndex(w.partition.partition()).setHighWatermark(-1)
-          .setLastStableOffset(-1).setLogStartOffset(-1).setAbortedTransactions(List.of())
-          .setPreferredReadReplica(-1).setRecords(MemoryRecords.EMPTY);
+      PartitionData part = new PartitionData().setPartitionIndex(w.partition.partition())
+          .setAbortedTransactions(List.of()).setPreferredReadReplica(-1).setRecords(MemoryRecords.EMPTY);
       current.partitions().add(part);
       if (w.topic == null) {
-        part.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code());
+        part.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()).setHighWatermark(-1).setLastStableOffset(-1)
+            .setLogStartOffset(-1);
         continue;
       }
-      int limit = Math.min(room, Math.max(0, w.partition.partitionMaxBytes()));
-      PartitionRead r = fetch.readKafkaBatches(w.topic, w.partition.partition(), w.partition.fetchOffset(), limit,
-          !sentAny);
-      if (r.error() != null) {
-        part.setErrorCode(KafkaErrorCodes.of(r.error()).code()).setHighWatermark(r.endOffset())
-            .setLastStableOffset(r.endOffset()).setLogStartOffset(r.logStartOffset());
-        continue;
-      }
+      PartitionRead r = reads.get(read++);
       part.setHighWatermark(r.endOffset()).setLastStableOffset(r.endOffset()).setLogStartOffset(r.logStartOffset());
-      int bytes = 0;
-      for (byte[] b : r.batches()) {
-        bytes += b.length;
+      if (r.error() != null) {
+        part.setErrorCode(KafkaErrors.code(r.error()).code());
+        continue;
       }
-      if (bytes > 0) {
-        ByteBuffer joined = ByteBuffer.allocate(bytes);
-        for (byte[] b : r.batches()) {
-          joined.put(b);
-        }
-        joined.flip();
-        part.setRecords(MemoryRecords.readableRecords(joined));
-        room = Math.max(0, room - bytes);
-        sentAny = true;
+      if (!r.batches().isEmpty()) {
+        part.setRecords(MemoryRecords.readableRecords(joined(r.batches())));
       }
     }
     return response;
   }
 
-  private static boolean sameTopic(FetchableTopicResponse t, Wanted w) {
-    return w.topicId != null && !Uuid.ZERO_UUID.equals(w.topicId) ? w.topicId.equals(t.topicId())
-        : java.util.Objects.equals(w.requestedName, t.topic());
+  private static ByteBuffer joined(List<byte[]> batches) {
+    if (batches.size() == 1) {
+      return ByteBuffer.wrap(batches.get(0));
+    }
+    int bytes = 0;
+    for (byte[] b : batches) {
+      bytes += b.length;
+    }
+    ByteBuffer joined = ByteBuffer.allocate(bytes);
+    for (byte[] b : batches) {
+      joined.put(b);
+    }
+    return joined.flip();
   }
 
-  private static boolean hasData(FetchResponseData r) {
-    for (FetchableTopicResponse t : r.responses()) {
-      for (PartitionData p : t.partitions()) {
-        if (p.errorCode() != Errors.NONE.code() || p.records().sizeInBytes() > 0) {
-          return true;
-        }
-      }
-    }
-    return false;
+  private static boolean sameTopic(FetchableTopicResponse t, Wanted w) {
+    return Objects.equals(w.topicId, t.topicId()) && Objects.equals(w.requestedName, t.topic());
   }
 }

@@ -4,10 +4,12 @@ import io.brook.broker.core.BatchOutcome;
 import io.brook.broker.core.BatchToAppend;
 import io.brook.broker.core.ProduceCall;
 import io.brook.broker.core.ProduceService;
+import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
 import io.brook.broker.records.IncomingBatch;
+import io.brook.protocol.batch.KafkaBatch;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,18 +29,16 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 /**
  * Produce: each partition's record batch goes to the core as it came (one Kafka batch v2, compressed
  * or not), is validated once and stored without re-encoding. Versions 0–2 are advertised (librdkafka
- * turns compression off otherwise) but refused: they carry message formats 0 and 1.
+ * turns compression off otherwise) but not served: they carry message formats 0 and 1, which Kafka 4
+ * no longer takes either.
  */
 public final class ProduceApi implements KafkaApi {
-  /** Kafka's own rule since Produce v3: one batch per partition. */
-  private static final int KAFKA_BATCH_OVERHEAD = 12; // base offset + batch length, outside batchLength
-
   private final ProduceService produce;
-  private final TopicIds ids;
+  private final TopicAdmin topics;
 
-  public ProduceApi(ProduceService produce, TopicIds ids) {
+  public ProduceApi(ProduceService produce, TopicAdmin topics) {
     this.produce = produce;
-    this.ids = ids;
+    this.topics = topics;
   }
 
   @Override
@@ -48,6 +48,11 @@ public final class ProduceApi implements KafkaApi {
 
   @Override
   public short minVersion() {
+    return 3;
+  }
+
+  @Override
+  public short advertisedMinVersion() {
     return 0;
   }
 
@@ -63,9 +68,9 @@ public final class ProduceApi implements KafkaApi {
     Answer answer = new Answer();
     List<BatchToAppend> batches = new ArrayList<>();
     List<PartitionProduceResponse> where = new ArrayList<>(); // per batch: its part of the answer
-    ProduceCall.Producer producer = null;
+    ProduceCall.Producer producer = null; // Kafka names it in each batch; Brook's core per request
     for (TopicProduceData t : data.topicData()) {
-      String topic = request.apiVersion() >= 13 ? ids.nameOf(t.topicId()) : t.name();
+      String topic = request.apiVersion() >= 13 ? topics.nameOf(TopicIds.toBrook(t.topicId())) : t.name();
       Uuid topicId = request.apiVersion() >= 13 ? t.topicId() : Uuid.ZERO_UUID;
       TopicProduceResponse inAnswer = answer.topic(t.name(), topicId);
       for (PartitionProduceData p : t.partitionData()) {
@@ -76,19 +81,21 @@ public final class ProduceApi implements KafkaApi {
           continue;
         }
         ByteBuffer buf = ((MemoryRecords) p.records()).buffer();
-        KafkaBatchHeader h = KafkaBatchHeader.at(buf);
-        if (h.producerId() >= 0) {
-          if (producer == null) {
-            producer = new ProduceCall.Producer(h.producerId(), h.producerEpoch());
-          } else if (producer.id() != h.producerId() || producer.epoch() != h.producerEpoch()) {
-            error(part, Errors.INVALID_REQUEST, "a produce request carries batches of one producer only");
-            continue;
-          }
-        }
         byte[] array = buf.array();
         int offset = buf.arrayOffset() + buf.position();
         int length = buf.remaining();
-        batches.add(BatchToAppend.of(topic, p.index(), h.producerId() >= 0 ? h.baseSequence() : null,
+        long producerId = KafkaBatch.producerId(array, offset);
+        if (producerId >= 0) {
+          short epoch = KafkaBatch.producerEpoch(array, offset);
+          if (producer == null) {
+            producer = new ProduceCall.Producer(producerId, epoch);
+          } else if (producer.id() != producerId || producer.epoch() != epoch) {
+            error(part, Errors.INVALID_REQUEST, "a produce request carries the batches of one producer only");
+            continue;
+          }
+        }
+        // The request's own bytes (a heap copy per frame, D44) go to the core as they are.
+        batches.add(BatchToAppend.of(topic, p.index(), producerId >= 0 ? KafkaBatch.baseSequence(array, offset) : null,
             () -> new IncomingBatch.Kafka(array, offset, length), length));
         where.add(part);
       }
@@ -97,13 +104,15 @@ public final class ProduceApi implements KafkaApi {
     if (batches.isEmpty()) {
       done = CompletableFuture.completedFuture(answer.data);
     } else {
+      // No caller: with auth on the Kafka listener stays off until SASL comes (D44). acks=all means
+      // written to the log, as on a single Kafka node; the device is forced by Brook's flush policy.
       ProduceCall call = new ProduceCall(null, batches, false, producer);
       CompletableFuture<List<BatchOutcome>> written;
       try {
         written = produce.produce(call, e -> {});
       } catch (BrokerException e) { // the request as a whole: every batch of it fails so
         for (PartitionProduceResponse part : where) {
-          error(part, KafkaErrorCodes.of(e.error()), e.getMessage());
+          error(part, KafkaErrors.code(e.error()), e.getMessage());
         }
         return noAnswer ? CompletableFuture.completedFuture(null) : CompletableFuture.completedFuture(answer.data);
       }
@@ -111,7 +120,7 @@ public final class ProduceApi implements KafkaApi {
         for (BatchOutcome o : outcomes) {
           PartitionProduceResponse part = where.get(o.batchIndex());
           if (o.error() != null) {
-            error(part, KafkaErrorCodes.of(o.error()), o.errorMessage());
+            error(part, KafkaErrors.code(o.error()), o.errorMessage());
           } else {
             part.setBaseOffset(o.baseOffset()).setLogAppendTimeMs(o.logAppendTime() ? o.appendTimeMs() : -1)
                 .setLogStartOffset(o.logStartOffset());
@@ -141,11 +150,11 @@ public final class ProduceApi implements KafkaApi {
     if (!buf.hasArray()) {
       return "record batch not in a heap buffer";
     }
-    if (buf.remaining() < KafkaBatchHeader.SIZE) {
+    if (buf.remaining() < KafkaBatch.HEADER_SIZE) {
       return "the record batch is " + buf.remaining() + " bytes, shorter than a batch header";
     }
     int batchLength = buf.getInt(buf.position() + 8);
-    if (batchLength + KAFKA_BATCH_OVERHEAD != buf.remaining()) {
+    if (batchLength + KafkaBatch.LOG_OVERHEAD != buf.remaining()) { // Kafka's rule since Produce v3
       return "a produce request must hold exactly one record batch per partition (batch length "
           + batchLength + " in " + buf.remaining() + " bytes)";
     }

@@ -1,0 +1,231 @@
+package io.brook.broker.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.brook.protocol.v1.Record;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An idempotent kafka-clients producer meeting failures on the real broker: an answer lost with its
+ * connection (the producer retries the batch; the broker must not write it twice), and a kill -9
+ * part-way through (nothing acknowledged may be lost, offsets stay contiguous).
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class KafkaProducerFailuresIT {
+  @TempDir Path dir;
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("acks", "all");
+    p.put("enable.idempotence", true);
+    p.put("linger.ms", 5);
+    p.put("retry.backoff.ms", 50);
+    p.put("request.timeout.ms", 5_000);
+    p.put("delivery.timeout.ms", 120_000);
+    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  @Test
+  void aBatchRetriedAfterItsAnswerWasLostIsWrittenOnce() throws Exception {
+    int kafkaPort = freePort();
+    try (DropFirstProduceAnswer proxy = new DropFirstProduceAnswer(kafkaPort);
+        BrokerProcess broker = BrokerProcess.start(dir.resolve("data"), "--set", "kafka.listen=127.0.0.1:" + kafkaPort,
+            "--set", "kafka.advertised=127.0.0.1:" + proxy.port())) {
+      Wire wire = new Wire(broker.channel());
+      wire.create("retried", 1);
+      List<RecordMetadata> acked = new ArrayList<>();
+      try (KafkaProducer<byte[], byte[]> producer = producer("127.0.0.1:" + proxy.port())) {
+        List<Future<RecordMetadata>> sends = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+          sends.add(producer.send(new ProducerRecord<>("retried", 0, null, ("r" + i).getBytes(StandardCharsets.UTF_8))));
+        }
+        for (Future<RecordMetadata> f : sends) {
+          acked.add(f.get(60, TimeUnit.SECONDS));
+        }
+      }
+      assertThat(proxy.dropped.get()).as("the proxy dropped a Produce answer").isEqualTo(1);
+      List<Record> stored = wire.readAll("retried", 0);
+      assertThat(stored).extracting(r -> r.getValue().toStringUtf8())
+          .as("every record once, in order").containsExactlyElementsOf(
+              java.util.stream.IntStream.range(0, 20).mapToObj(i -> "r" + i).toList());
+      assertThat(acked).extracting(RecordMetadata::offset).containsExactlyElementsOf(
+          java.util.stream.LongStream.range(0, 20).boxed().toList());
+    }
+  }
+
+  @Test
+  void killNineMidProduceLosesNothingAcknowledgedAndOffsetsStayContiguous() throws Exception {
+    int kafkaPort = freePort();
+    try (BrokerProcess broker = BrokerProcess.start(dir.resolve("data"), "--set",
+        "kafka.listen=127.0.0.1:" + kafkaPort)) {
+      Wire wire = new Wire(broker.channel());
+      wire.create("killed", 1);
+      List<String> ackedValues = new CopyOnWriteArrayList<>();
+      List<Throwable> failures = new CopyOnWriteArrayList<>();
+      AtomicInteger sent = new AtomicInteger();
+      AtomicBoolean stop = new AtomicBoolean();
+      Thread sender = new Thread(() -> {
+        try (KafkaProducer<byte[], byte[]> producer = producer("127.0.0.1:" + kafkaPort)) {
+          for (int i = 0; i < 20_000 && !stop.get(); i++) {
+            String v = "k" + i;
+            producer.send(new ProducerRecord<>("killed", 0, null, v.getBytes(StandardCharsets.UTF_8)), (md, e) -> {
+              if (e == null) {
+                ackedValues.add(v);
+              } else {
+                failures.add(e);
+              }
+            });
+            sent.incrementAndGet();
+            if (i % 200 == 0) {
+              Thread.sleep(5); // spread the sends over the kill
+            }
+          }
+          producer.flush();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      sender.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (ackedValues.size() < 2_000 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      broker.kill9();
+      broker.restartOnSamePort();
+      sender.join(TimeUnit.SECONDS.toMillis(180));
+      stop.set(true);
+      assertThat(sender.isAlive()).isFalse();
+      assertThat(ackedValues.size()).as("acknowledged before and after the kill").isGreaterThan(2_000);
+
+      List<Record> stored = new Wire(broker.channel()).readAll("killed", 0);
+      for (int i = 0; i < stored.size(); i++) {
+        assertThat(stored.get(i).getOffset()).as("offsets contiguous from 0").isEqualTo(i);
+      }
+      Set<String> storedValues = new HashSet<>();
+      stored.forEach(r -> storedValues.add(r.getValue().toStringUtf8()));
+      assertThat(storedValues).as("nothing acknowledged is lost").containsAll(ackedValues);
+      assertThat(storedValues).as("no record twice (idempotence across the restart)").hasSize(stored.size());
+      assertThat(failures).as("the producer retried through the restart").isEmpty();
+    }
+  }
+
+  /**
+   * A TCP proxy in front of the Kafka listener that forwards everything, except that it closes the
+   * connection instead of relaying the first Produce answer: the batch is written, the client never
+   * learns it, and retries it.
+   */
+  static final class DropFirstProduceAnswer implements AutoCloseable {
+    private static final short PRODUCE = 0;
+    final AtomicInteger dropped = new AtomicInteger();
+    private final ServerSocket server;
+    private final int upstream;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+
+    DropFirstProduceAnswer(int upstream) throws IOException {
+      this.upstream = upstream;
+      server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+      Thread accept = new Thread(this::accept, "proxy-accept");
+      accept.setDaemon(true);
+      accept.start();
+    }
+
+    int port() {
+      return server.getLocalPort();
+    }
+
+    private void accept() {
+      while (!server.isClosed()) {
+        try {
+          Socket client = server.accept();
+          Socket broker = new Socket(InetAddress.getLoopbackAddress(), upstream);
+          sockets.add(client);
+          sockets.add(broker);
+          BlockingQueue<Short> keys = new ArrayBlockingQueue<>(10_000);
+          pump(client, broker, keys, true);
+          pump(broker, client, keys, false);
+        } catch (IOException e) {
+          return;
+        }
+      }
+    }
+
+    /** Copies frames from one socket to the other; requests note their API key, answers take theirs. */
+    private void pump(Socket from, Socket to, BlockingQueue<Short> keys, boolean requests) {
+      Thread t = new Thread(() -> {
+        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+          while (true) {
+            byte[] size = in.readNBytes(4);
+            if (size.length < 4) {
+              break;
+            }
+            byte[] frame = in.readNBytes(ByteBuffer.wrap(size).getInt());
+            if (requests) {
+              keys.put(ByteBuffer.wrap(frame).getShort(0));
+            } else if (keys.take() == PRODUCE && dropped.compareAndSet(0, 1)) {
+              from.close();
+              to.close();
+              break;
+            }
+            out.write(size);
+            out.write(frame);
+            out.flush();
+          }
+        } catch (IOException | InterruptedException e) {
+          // a side closed: the other pump ends too
+        } finally {
+          try {
+            from.close();
+            to.close();
+          } catch (IOException ignored) {
+            // closed already
+          }
+        }
+      }, "proxy-pump");
+      t.setDaemon(true);
+      t.start();
+    }
+
+    @Override
+    public void close() throws IOException {
+      server.close();
+      for (Socket s : sockets) {
+        s.close();
+      }
+    }
+  }
+}

@@ -4,7 +4,7 @@
 # module proxy at the pinned version (`go mod download`, cached in the module cache); its tests run where
 # the module cache keeps it, with `go test` (the build is cached in GOCACHE after the first run, ~40 s).
 #
-#   scripts/kgo-suite.sh BOOTSTRAP [-run quick|groups|txn|share|broker|all|REGEX]
+#   scripts/kgo-check.sh BOOTSTRAP [-run quick|groups|txn|share|broker|all|REGEX]
 #
 #   quick    (default) the tests that talk to a broker and need no consumer group, transaction or
 #            share group: metadata, produce (idempotent, every codec), fetch by partition, topic admin
@@ -19,7 +19,7 @@
 # Sizes, through the suite's own environment (defaults here are small; the suite's own are 500,000
 # records over topics of up to 31 partitions): KGO_TEST_RECORDS (1000), KGO_TEST_MAX_TOPIC_PARTS (3),
 # KGO_TEST_RF (1: one node), KGO_LOG_LEVEL (none), KGO_TIMEOUT (go test -timeout, default 15m).
-# Ends with "kgo-suite: N passed, N failed, N skipped" (top-level tests, from go test -v).
+# Ends with "kgo-check: N passed, N failed, N skipped" (top-level tests, from go test -v).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/scripts/tools-env.sh"
@@ -57,10 +57,10 @@ case "$LIST" in
   *) RUN=$LIST ;;
 esac
 
-command -v go >/dev/null || { echo "kgo-suite: go is needed (scripts/tools-env.sh looks in /usr/local/go/bin)" >&2; exit 1; }
+command -v go >/dev/null || { echo "kgo-check: go is needed (scripts/tools-env.sh looks in /usr/local/go/bin)" >&2; exit 1; }
 dir="$(go mod download -json "github.com/twmb/franz-go@$FRANZ_GO_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
-[[ -n "$dir" && -d "$dir/pkg/kgo" ]] || { echo "kgo-suite: go mod download github.com/twmb/franz-go@$FRANZ_GO_VERSION failed" >&2; exit 1; }
-echo "kgo-suite: franz-go $FRANZ_GO_VERSION pkg/kgo against $BOOTSTRAP, -run $LIST" \
+[[ -n "$dir" && -d "$dir/pkg/kgo" ]] || { echo "kgo-check: go mod download github.com/twmb/franz-go@$FRANZ_GO_VERSION failed" >&2; exit 1; }
+echo "kgo-check: franz-go $FRANZ_GO_VERSION pkg/kgo against $BOOTSTRAP, -run $LIST" \
   "(KGO_TEST_RECORDS=${KGO_TEST_RECORDS:-1000} KGO_TEST_MAX_TOPIC_PARTS=${KGO_TEST_MAX_TOPIC_PARTS:-3})"
 
 log="$(mktemp)"
@@ -75,13 +75,13 @@ p="$(grep -cE '^--- PASS: ' "$log" || true)"
 f="$(grep -cE '^--- FAIL: ' "$log" || true)"
 s="$(grep -cE '^--- SKIP: ' "$log" || true)"
 if [[ $rc -ne 0 && $f -eq 0 ]]; then
-  echo "kgo-suite: go test exited $rc without a failed test (a build failure, a panic or the timeout): see above"
+  echo "kgo-check: go test exited $rc without a failed test (a build failure, a panic or the timeout): see above"
   f=$((f + 1))
 fi
 if [[ $((p + f + s)) -eq 0 ]]; then
-  echo "kgo-suite: no test matched -run $RUN"
+  echo "kgo-check: no test matched -run $RUN"
   f=1
 fi
-grep -E '^--- FAIL: ' "$log" | sed 's/^/kgo-suite: failed /' || true
-echo "kgo-suite: $p passed, $f failed, $s skipped"
+grep -E '^--- FAIL: ' "$log" | sed 's/^/kgo-check: failed /' || true
+echo "kgo-check: $p passed, $f failed, $s skipped"
 [[ $f -eq 0 ]]

@@ -22,6 +22,8 @@ KCAT="$KCAT_DIR/bin/kcat"
 STAMP="$KCAT_DIR/installed"
 
 say() { echo "kcat: $*" >&2; }
+tmp=""
+trap '[[ -z "$tmp" ]] || rm -rf "$tmp"' EXIT
 
 # The packages of kcat's dependency closure (Depends and PreDepends only) not installed here, as
 # NAME=VERSION with the candidate version apt would download.
@@ -52,13 +54,11 @@ install() {
     offered || {
       say "Debian's kcat $KCAT_VERSION is not in apt's package lists (run apt-get update as root once)"; return 1; }
   fi
-  local pkgs tmp start=$SECONDS
+  local pkgs start=$SECONDS
   mapfile -t pkgs < <(echo "kcat=$KCAT_VERSION"; missing_packages)
   say "installing ${pkgs[*]} into $KCAT_DIR (apt-get download + dpkg -x, no root needed)"
   mkdir -p "$BROOK_TOOLS_DIR"
-  tmp="$(mktemp -d "$BROOK_TOOLS_DIR/kcat.XXXXXX")"
-  # shellcheck disable=SC2064
-  trap "rm -rf '$tmp'" RETURN
+  tmp="$(mktemp -d "$BROOK_TOOLS_DIR/kcat.XXXXXX")" # removed on exit
   local sandbox=() # as root, apt's _apt user could not write into a root-owned cache: download as root
   [[ $(id -u) -eq 0 ]] && sandbox=(-o APT::Sandbox::User=root)
   (cd "$tmp" && apt-get download -q "${sandbox[@]}" "${pkgs[@]}" >&2) || { say "apt-get download ${pkgs[*]} failed"; return 1; }

@@ -53,14 +53,25 @@ image_config() {
   entry="$(docker image inspect -f '{{json .Config.Entrypoint}}' "$IMAGE")"
   [[ "$user" == 10001:10001 && "$entry" == '["/opt/brook/bin/brook","broker"]' ]] ||
     { echo "user $user, entrypoint $entry"; return 1; }
-  docker image inspect -f '{{json .Config.Volumes}}' "$IMAGE" | grep -q '"/var/lib/brook"'
+  docker image inspect -f '{{json .Config.Volumes}}' "$IMAGE" | grep -q '"/var/lib/brook"' || return 1
+  local ports
+  ports="$(docker image inspect -f '{{json .Config.ExposedPorts}}' "$IMAGE")"
+  [[ "$ports" == *'"7070/tcp"'* && "$ports" == *'"7080/tcp"'* && "$ports" == *'"9092/tcp"'* ]] ||
+    { echo "exposed ports $ports, want 7070, 7080 and 9092 (Kafka)"; return 1; }
 }
-check "image runs as 10001:10001, entrypoint brook broker, volume /var/lib/brook" image_config
+check "image runs as 10001:10001, entrypoint brook broker, volume /var/lib/brook, exposes 7070 7080 9092" image_config
+
+# Whether the broker has the Kafka listener (kafka.listen): then each test container binds it on a
+# loopback port of its own, as gRPC and HTTP (host network), never the image's or the chart's 9092.
+kafka_listener=false
+if bin/brook config 2>/dev/null | grep -q '^kafka\.listen '; then kafka_listener=true; fi
+echo "docker-test: the broker has the Kafka listener: $kafka_listener"
 
 # The Java tests (Maven's reactor builds the client they use; no other module's tests run here).
 image_tests() {
   ./mvnw -B -P image-test -pl protocol,client-java,deploy/image-test verify -Dbrook.image="$IMAGE" \
-    -Dbrook.chart.rendered="$rendered" -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false 2>&1 | tee "$log"
+    -Dbrook.chart.rendered="$rendered" -Dbrook.kafka.listener="$kafka_listener" \
+    -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false 2>&1 | tee "$log"
   return "${PIPESTATUS[0]}"
 }
 if [[ $failed -gt 0 ]]; then

@@ -187,5 +187,21 @@ must_fail "existing token Secret without a token for the helm test" "tests.token
   --set auth.enabled=true --set auth.existingSecret=mine
 must_fail "existing token Secret without a token for the ServiceMonitor" "metrics.serviceMonitor.bearerTokenSecret" \
   --set auth.enabled=true --set auth.existingSecret=mine --set tests.enabled=false --set metrics.serviceMonitor.enabled=true
+must_fail "a broker key the chart sets itself (config.kafka.listen)" "at '/config': additional properties 'kafka.listen'" \
+  --set 'config.kafka\.listen=0.0.0.0:9093'
+must_fail "an advertised Kafka address without a port" "at '/kafka/advertised'" --set kafka.advertised=kafka.example.com
+must_fail "an advertised Kafka address on a wildcard host" "at '/kafka/advertised'" --set kafka.advertised=0.0.0.0:9092
+must_fail "a bad enum (kafka.external.type)" "at '/kafka/external/type': value must be one of" \
+  --set kafka.external.enabled=true --set kafka.external.type=ClusterIP --set kafka.advertised=k.example.com:9092
+must_fail "the external Kafka Service without kafka.advertised" "kafka.advertised: set it" --set kafka.external.enabled=true
+must_fail "an external NodePort without kafka.external.nodePort" "kafka.external.nodePort: set it" \
+  --set kafka.external.enabled=true --set kafka.external.type=NodePort --set kafka.advertised=203.0.113.10:30092
+must_fail "an advertised port that is not the external node port" "kafka.advertised: port 9092 is not kafka.external.nodePort 30092" \
+  --set kafka.external.enabled=true --set kafka.external.type=NodePort --set kafka.external.nodePort=30092 \
+  --set kafka.advertised=203.0.113.10:9092
+must_fail "an advertised port that is not the external LoadBalancer's port" "kafka.advertised: port 9093 is not kafka.external.port 9092" \
+  --set kafka.external.enabled=true --set kafka.advertised=kafka.example.com:9093
+must_fail "the external Kafka Service with the listener off" "kafka.external.enabled: the Kafka listener is off" \
+  --set kafka.enabled=false --set kafka.external.enabled=true --set kafka.advertised=kafka.example.com:9092
 
 finish

@@ -32,7 +32,23 @@ EXPECTED_KINDS = {
     "persistence-off-values": {"ServiceAccount": 1, "ConfigMap": 1, "Service": 2, "StatefulSet": 1},
     "servicemonitor-values": {"ServiceAccount": 1, "ConfigMap": 3, "Service": 2, "StatefulSet": 1, "Pod": 1,
                               "Secret": 2, "ServiceMonitor": 1, "PodDisruptionBudget": 1},
-    "existing-secrets-values": {"ConfigMap": 2, "Service": 2, "StatefulSet": 1, "Pod": 1, "ServiceMonitor": 1},
+    "existing-secrets-values": {"ConfigMap": 2, "Service": 3, "StatefulSet": 1, "Pod": 1, "ServiceMonitor": 1},
+    "kafka-external-values": {"ServiceAccount": 1, "ConfigMap": 2, "Service": 3, "StatefulSet": 1, "Pod": 1, "Secret": 1},
+}
+
+# The address the Kafka listener advertises (BROOK_KAFKA_ADVERTISED) for each values set, written out
+# rather than derived from the values, so a wrong name in the chart cannot be matched by the same
+# wrong name here: the client Service's in-cluster name by default (release "rel", namespace
+# brook-ns, the set's clusterDomain), the external address when kafka.external is on; None: the
+# listener is off. A ci file without an entry fails.
+EXPECTED_KAFKA_ADVERTISED = {
+    "default": "rel-brook.brook-ns.svc.cluster.local:9092",
+    "tls-values": "rel-brook.brook-ns.svc.cluster.corp:9092",
+    "auth-values": "rel-brook.brook-ns.svc.cluster.local:9092",
+    "persistence-off-values": None,
+    "servicemonitor-values": "rel-brook.brook-ns.svc.cluster.local:9092",
+    "existing-secrets-values": "203.0.113.10:30092",
+    "kafka-external-values": "kafka.example.com:9094",
 }
 
 
@@ -245,11 +261,14 @@ def cmd_expect(name, rendered, chart_dir, root):
     need(svc is not None and head is not None, "client or headless Service missing")
     if svc and head:
         ports = {p["name"]: p for p in svc["spec"]["ports"]}
-        need(set(ports) == {"grpc", "http"}, f"client Service ports {sorted(ports)}")
+        want_ports = {"grpc", "http"} | ({"kafka"} if EXPECTED_KAFKA_ADVERTISED.get(name) else set())
+        need(set(ports) == want_ports, f"client Service ports {sorted(ports)}, want {sorted(want_ports)}")
         need(ports.get("grpc", {}).get("port") == v["service"]["ports"]["grpc"], "grpc port")
         need(ports.get("http", {}).get("appProtocol") == ("https" if tls else "http"), "http appProtocol")
         need(head["spec"].get("clusterIP") == "None" and head["spec"].get("publishNotReadyAddresses") is True,
              "headless Service is not headless/publishNotReadyAddresses")
+
+    errs += kafka_problems(name, v, fullname, by, c, env, gen_tls)
 
     # ServiceMonitor: only when on; bearer token with auth, https + tlsConfig with TLS
     sm = by.get(("ServiceMonitor", fullname))
@@ -304,6 +323,89 @@ def cmd_expect(name, rendered, chart_dir, root):
     return report(errs)
 
 
+def san_names(cert_b64):
+    """The DNS names and IP addresses of a base64 PEM certificate's subjectAltName (openssl's view)."""
+    import subprocess
+    pem = base64.b64decode(cert_b64)
+    out = subprocess.run(["openssl", "x509", "-noout", "-ext", "subjectAltName"], input=pem,
+                         capture_output=True, check=True).stdout.decode()
+    return {part.strip().split(":", 1)[1] for line in out.splitlines()[1:] for part in line.split(",") if ":" in part}
+
+
+def kafka_problems(name, v, fullname, by, c, env, gen_tls):
+    """The Kafka listener: bound on all interfaces in the pod (BROOK_KAFKA_LISTEN=0.0.0.0:9092), the
+    container port and the Services' port "kafka", the advertised address as EXPECTED_KAFKA_ADVERTISED
+    says, that name in a generated certificate, and the external Service when kafka.external is on."""
+    errs = []
+
+    def need(cond, msg):
+        if not cond:
+            errs.append(msg)
+
+    if name not in EXPECTED_KAFKA_ADVERTISED:
+        return [f"no expected Kafka advertised address written down for {name} (add it to EXPECTED_KAFKA_ADVERTISED)"]
+    want_adv = EXPECTED_KAFKA_ADVERTISED[name]
+    k = v.get("kafka", {})
+    need(k.get("enabled") == (want_adv is not None), f"kafka.enabled {k.get('enabled')} but EXPECTED_KAFKA_ADVERTISED says {want_adv}")
+    cports = {p["name"]: p for p in c.get("ports", [])}
+    svc, head = by.get(("Service", fullname)), by.get(("Service", f"{fullname}-headless"))
+    ext = by.get(("Service", f"{fullname}-kafka-external"))
+    if want_adv is None:
+        # off: an empty kafka.listen turns the listener off (the broker's default would be localhost:9092)
+        need(env.get("BROOK_KAFKA_LISTEN") == "", f"BROOK_KAFKA_LISTEN {env.get('BROOK_KAFKA_LISTEN')!r}, want '' (off)")
+        need("BROOK_KAFKA_ADVERTISED" not in env, "BROOK_KAFKA_ADVERTISED set with the listener off")
+        need("kafka" not in cports, "container port kafka with the listener off")
+        for s in (svc, head):
+            need(s is None or all(p["name"] != "kafka" for p in s["spec"]["ports"]),
+                 f"Service {s and s['metadata']['name']} has port kafka with the listener off")
+        need(ext is None, "external Kafka Service with the listener off")
+        return errs
+
+    need(env.get("BROOK_KAFKA_LISTEN") == "0.0.0.0:9092", f"BROOK_KAFKA_LISTEN {env.get('BROOK_KAFKA_LISTEN')}, want 0.0.0.0:9092")
+    need(env.get("BROOK_KAFKA_ADVERTISED") == want_adv, f"BROOK_KAFKA_ADVERTISED {env.get('BROOK_KAFKA_ADVERTISED')}, want {want_adv}")
+    need(cports.get("kafka", {}).get("containerPort") == 9092 and cports["kafka"].get("protocol") == "TCP",
+         f"container port kafka {cports.get('kafka')}, want 9092/TCP")
+    for s, port in ((svc, v["service"]["ports"].get("kafka", 9092)), (head, 9092)):
+        if s is None:
+            continue
+        sp = {p["name"]: p for p in s["spec"]["ports"]}.get("kafka", {})
+        need(sp.get("port") == port and sp.get("targetPort") == "kafka" and sp.get("protocol") == "TCP",
+             f"Service {s['metadata']['name']} port kafka {sp}, want port {port} to targetPort kafka")
+        need("appProtocol" not in sp, f"Service {s['metadata']['name']} port kafka has appProtocol {sp.get('appProtocol')}")
+    if svc and v["service"]["type"] != "ClusterIP" and v["service"].get("nodePorts", {}).get("kafka"):
+        sp = {p["name"]: p for p in svc["spec"]["ports"]}["kafka"]
+        need(sp.get("nodePort") == v["service"]["nodePorts"]["kafka"], f"client Service kafka nodePort {sp.get('nodePort')}")
+
+    e = k.get("external", {})
+    need((ext is not None) == bool(e.get("enabled")), f"external Kafka Service rendered={ext is not None}, kafka.external.enabled={e.get('enabled')}")
+    if ext:
+        adv_port = int(want_adv.rsplit(":", 1)[1])
+        es = ext["spec"]
+        need(es["type"] == e["type"], f"external Kafka Service type {es['type']}, want {e['type']}")
+        need(es["selector"] == svc["spec"]["selector"], "external Kafka Service selects another pod than the client Service")
+        need(len(es["ports"]) == 1, f"external Kafka Service ports {es['ports']}, want only kafka")
+        ep = es["ports"][0]
+        need(ep["name"] == "kafka" and ep["targetPort"] == "kafka", f"external Kafka Service port {ep}")
+        if e["type"] == "NodePort":
+            need(ep.get("nodePort") == e["nodePort"] == adv_port,
+                 f"external NodePort {ep.get('nodePort')} (kafka.external.nodePort {e['nodePort']}), advertised port {adv_port}")
+        else:
+            need(ep["port"] == adv_port, f"external LoadBalancer port {ep['port']}, advertised port {adv_port}")
+        need(ext["metadata"]["labels"].get("brook.io/service") == "kafka-external",
+             "external Kafka Service lacks the label brook.io/service: kafka-external")
+        for key, val in (e.get("annotations") or {}).items():
+            need((ext["metadata"].get("annotations") or {}).get(key) == val, f"external Kafka Service lacks annotation {key}")
+
+    # A generated certificate names the advertised host (clients check it against the name they dial).
+    if gen_tls:
+        sans = san_names(gen_tls["data"]["tls.crt"])
+        host = want_adv.rsplit(":", 1)[0]
+        need(host in sans, f"generated certificate does not name the advertised host {host}: {sorted(sans)}")
+        in_cluster = f"{fullname}.{NAMESPACE}.svc.{v['clusterDomain']}"
+        need(in_cluster in sans, f"generated certificate does not name {in_cluster}: {sorted(sans)}")
+    return errs
+
+
 def cmd_notes(name, rendered, chart_dir):
     values = effective_values(name, chart_dir)
     notes = load_docs(rendered)[0]["data"]["notes"]
@@ -319,6 +421,11 @@ def cmd_notes(name, rendered, chart_dir):
         want += [f"helm test {RELEASE}"]
     if not values["persistence"]["enabled"]:
         want += ["ALL DATA IS LOST"]
+    adv = EXPECTED_KAFKA_ADVERTISED.get(name)
+    if adv:
+        want += [f"Kafka clients bootstrap from {adv}", f"kcat -b {adv} -L"]
+    else:
+        want += ["The Kafka listener is off"]
     return report([f"NOTES.txt does not say {w!r}" for w in want if w not in notes])
 
 

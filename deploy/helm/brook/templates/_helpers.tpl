@@ -98,6 +98,17 @@ app.kubernetes.io/part-of: brook
 {{- end }}
 {{- end }}
 
+{{/* The address the Kafka listener advertises (kafka.advertised): the value, else the client
+     Service's in-cluster name and Kafka port. */}}
+{{- define "brook.kafkaAdvertised" -}}
+{{- .Values.kafka.advertised | default (printf "%s.%s.svc.%s:%d" (include "brook.fullname" .) .Release.Namespace .Values.clusterDomain (int .Values.service.ports.kafka)) }}
+{{- end }}
+
+{{/* The host of the advertised address, without IPv6 brackets. */}}
+{{- define "brook.kafkaAdvertisedHost" -}}
+{{- regexReplaceAll ":[0-9]+$" (include "brook.kafkaAdvertised" .) "" | trimPrefix "[" | trimSuffix "]" }}
+{{- end }}
+
 {{/* HTTP or HTTPS, for the probes and the ServiceMonitor. */}}
 {{- define "brook.httpScheme" -}}
 {{- if .Values.tls.enabled }}HTTPS{{ else }}HTTP{{ end }}
@@ -107,7 +118,8 @@ app.kubernetes.io/part-of: brook
 {{- define "brook.properties" -}}
 # Brook broker settings, made by the Helm chart from its values (config, tls, auth).
 # The data directory and the listen addresses come from the environment (BROOK_DATA_DIR,
-# BROOK_GRPC_LISTEN, BROOK_HTTP_LISTEN), which takes precedence over this file.
+# BROOK_GRPC_LISTEN, BROOK_HTTP_LISTEN, BROOK_KAFKA_LISTEN, BROOK_KAFKA_ADVERTISED), which takes
+# precedence over this file.
 {{- if .Values.tls.enabled }}
 tls.cert.file = /etc/brook/tls/tls.crt
 tls.key.file = /etc/brook/tls/tls.key
@@ -146,5 +158,25 @@ auth.permissions.file = /etc/brook/config/permissions
 {{- if hasKey .Values.config "shutdown.grace.ms" }}{{ $graceMs = index .Values.config "shutdown.grace.ms" | int64 }}{{ end }}
 {{- if lt (mul .Values.terminationGracePeriodSeconds 1000 | int64) (add $graceMs 10000 | int64) }}
 {{- fail (printf "terminationGracePeriodSeconds: %d s is not comfortably above shutdown.grace.ms (%d ms): give at least shutdown.grace.ms + 10 s" (int64 .Values.terminationGracePeriodSeconds) $graceMs) }}
+{{- end }}
+{{- $ext := .Values.kafka.external }}
+{{- if $ext.enabled }}
+{{- if not .Values.kafka.enabled }}
+{{- fail "kafka.external.enabled: the Kafka listener is off (kafka.enabled=false): turn it on or the external Service off" }}
+{{- end }}
+{{- if not .Values.kafka.advertised }}
+{{- fail "kafka.advertised: set it with kafka.external.enabled, to the address clients outside the cluster reach (a node's address and kafka.external.nodePort, or the load balancer's name and kafka.external.port): the listener advertises one address, which every client dials after bootstrapping" }}
+{{- end }}
+{{- $advPort := regexFind "[0-9]+$" .Values.kafka.advertised | int }}
+{{- if eq $ext.type "NodePort" }}
+{{- if not $ext.nodePort }}
+{{- fail "kafka.external.nodePort: set it with kafka.external.type=NodePort (the advertised port must be the node port, so Kubernetes may not choose it)" }}
+{{- end }}
+{{- if ne $advPort (int $ext.nodePort) }}
+{{- fail (printf "kafka.advertised: port %d is not kafka.external.nodePort %d, where clients outside the cluster reach the listener" $advPort (int $ext.nodePort)) }}
+{{- end }}
+{{- else if ne $advPort (int $ext.port) }}
+{{- fail (printf "kafka.advertised: port %d is not kafka.external.port %d, where the load balancer takes Kafka clients" $advPort (int $ext.port)) }}
+{{- end }}
 {{- end }}
 {{- end }}

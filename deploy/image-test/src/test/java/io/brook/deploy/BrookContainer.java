@@ -30,6 +30,14 @@ final class BrookContainer extends GenericContainer<BrookContainer> {
 
   final int grpcPort = freePort();
   final int httpPort = freePort();
+  /**
+   * Whether the broker in the image has the Kafka listener (system property brook.kafka.listener,
+   * which scripts/docker-test.sh sets from {@code bin/brook config}); a broker without it refuses
+   * BROOK_KAFKA_LISTEN as an unknown setting.
+   */
+  static final boolean KAFKA_LISTENER = Boolean.getBoolean("brook.kafka.listener");
+  /** The Kafka listener's loopback port when the broker has one (host network: never 9092). */
+  final int kafkaPort = freePort();
   private final HttpClient http;
   private final String scheme;
 
@@ -47,6 +55,9 @@ final class BrookContainer extends GenericContainer<BrookContainer> {
     withNetworkMode("host");
     withEnv("BROOK_GRPC_LISTEN", "127.0.0.1:" + grpcPort);
     withEnv("BROOK_HTTP_LISTEN", "127.0.0.1:" + httpPort);
+    if (KAFKA_LISTENER) {
+      withEnv("BROOK_KAFKA_LISTEN", "127.0.0.1:" + kafkaPort);
+    }
     withTmpFs(Map.of("/tmp", "rw"));
     withCreateContainerCmdModifier(cmd -> {
       List<Bind> binds = new ArrayList<>(); // withFileSystemBind's, then the volume

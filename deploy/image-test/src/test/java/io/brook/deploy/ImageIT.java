@@ -143,7 +143,12 @@ class ImageIT {
     Map<String, String> links = pod.serviceLinks();
     assertThat(links).as("the client Service's links").containsKeys("BROOK_SERVICE_HOST", "BROOK_SERVICE_PORT",
         "BROOK_SERVICE_PORT_GRPC", "BROOK_SERVICE_PORT_HTTP", "BROOK_PORT", "BROOK_PORT_7070_TCP",
-        "BROOK_PORT_7070_TCP_PROTO", "BROOK_PORT_7070_TCP_PORT", "BROOK_PORT_7070_TCP_ADDR", "BROOK_PORT_7080_TCP");
+        "BROOK_PORT_7070_TCP_PROTO", "BROOK_PORT_7070_TCP_PORT", "BROOK_PORT_7070_TCP_ADDR", "BROOK_PORT_7080_TCP",
+        "BROOK_SERVICE_PORT_KAFKA", "BROOK_PORT_9092_TCP", "BROOK_PORT_9092_TCP_ADDR");
+    Map<String, String> podEnv = pod.containerEnv();
+    assertThat(podEnv).as("the Kafka listener of the chart's pod: all interfaces, the Service's in-cluster name")
+        .containsEntry("BROOK_KAFKA_LISTEN", "0.0.0.0:9092")
+        .containsEntry("BROOK_KAFKA_ADVERTISED", "brook.brook.svc.cluster.local:9092");
     assertThat(pod.mountPaths()).as("what the pod mounts, which this test provides")
         .containsExactlyInAnyOrder("/var/lib/brook", "/tmp", "/etc/brook/config");
 
@@ -152,10 +157,14 @@ class ImageIT {
     Files.setPosixFilePermissions(config.resolve("brook.properties"), PosixFilePermissions.fromString("rw-r--r--"));
     Files.setPosixFilePermissions(config, PosixFilePermissions.fromString("rwxr-xr-x"));
     Map<String, String> env = new HashMap<>(links);
-    env.putAll(pod.containerEnv()); // the container's own variables win over links, as in Kubernetes
+    env.putAll(podEnv); // the container's own variables win over links, as in Kubernetes
     // host network: the listeners stay on the loopback ports BrookContainer picked, not the chart's 0.0.0.0
     env.remove("BROOK_GRPC_LISTEN");
     env.remove("BROOK_HTTP_LISTEN");
+    env.remove("BROOK_KAFKA_LISTEN");
+    if (!BrookContainer.KAFKA_LISTENER) {
+      env.remove("BROOK_KAFKA_ADVERTISED"); // a broker without the Kafka listener refuses it
+    }
     BrookContainer broker = new BrookContainer(IMAGE, volume);
     broker.withEnv(env).withFileSystemBind(config.toString(), "/etc/brook/config", BindMode.READ_ONLY);
     start(broker);

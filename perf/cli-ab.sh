@@ -6,7 +6,7 @@ set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tree=$1; label=$2
 d=$(mktemp -d); port=$((17200 + RANDOM % 500)); hport=$((port + 1000))
-(cd $tree && exec bin/brook broker --data-dir $d --grpc-listen 127.0.0.1:$port --http-listen 127.0.0.1:$hport > $d/log 2>&1) &
+(cd $tree && exec bin/brook broker --data-dir $d --grpc-listen 127.0.0.1:$port --http-listen 127.0.0.1:$hport --set kafka.listen= > $d/log 2>&1) &
 sleep 8
 pid=$(pgrep -f "data-dir $d" | head -1)
 cpu() { awk '{print $14+$15}' /proc/$1/stat; }

@@ -26,7 +26,7 @@ fi
 
 work="$(mktemp -d -p "${ACK_TMP:-${TMPDIR:-/tmp}}")"
 port="$(free_port)"
-bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 >"$work/broker.log" 2>&1 &
+bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --set kafka.listen= >"$work/broker.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT
 wait_ready "$work/broker.log" $pid

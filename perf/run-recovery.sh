@@ -14,7 +14,7 @@ pid=""
 trap '[[ -n "$pid" ]] && kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 start() {
   local t0; t0=$(date +%s%N)
-  bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 >"$work/broker.log" 2>&1 &
+  bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --set kafka.listen= >"$work/broker.log" 2>&1 &
   pid=$!
   wait_ready "$work/broker.log" $pid
   echo "start to ready: $(( ($(date +%s%N) - t0) / 1000000 )) ms; $(grep -o 'Recovered.*' "$work/broker.log")"

@@ -53,7 +53,7 @@ dump_threads() { # driver-log
 for i in $(seq 1 "$runs"); do
   rm -rf "$work/data"
   port="$(free_port)"
-  bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --set retention.check.interval.ms=500 \
+  bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --set kafka.listen= --set retention.check.interval.ms=500 \
     >"$work/broker.log" 2>&1 &
   pid=$!
   wait_ready "$work/broker.log" $pid

@@ -14,7 +14,7 @@ trap '[[ -n "$pid" ]] && kill $pid 2>/dev/null; rm -rf "$work"' EXIT
 run() { # group-commit setting
   local port; port="$(free_port)"
   rm -rf "$work/data"
-  bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --set "sync.group.commit=$1" \
+  bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --set kafka.listen= --set "sync.group.commit=$1" \
     >"$work/broker.log" 2>&1 &
   pid=$!
   wait_ready "$work/broker.log" $pid

@@ -24,7 +24,7 @@ for bench in $(java -jar "$jar" -l | tail -n +2); do
   fi
 done
 port="$(free_port)"
-bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 >"$work/broker.log" 2>&1 &
+bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --set kafka.listen= >"$work/broker.log" 2>&1 &
 pid=$!
 if wait_ready "$work/broker.log" $pid && java -cp "$jar" io.brook.perf.AckDriver "127.0.0.1:$port" --records=2000 \
     --warmup=0 --timeout=60 >"$work/ack.log" 2>&1; then

@@ -32,12 +32,14 @@ FRANZ_GO_VERSION=v1.22.3
 QUICK_TESTS=(TestPing TestClient_Produce TestClient_ProduceLargeMessages TestIssue769 TestIssue831
   TestIssueProduceSyncManualPartitionNegativeDoesNotPanic TestIssueProduceBrokerTooOldFailsRecords
   TestAuditFlushWokenByBlockedProduceCancel TestAuditFlushNotStarvedByPromiseChain
-  TestAddRemovePartitions TestConsumeMaxDecompressBatchBytes TestConsumeRegex TestConsumeTopicRetrieval
+  TestAddRemovePartitions TestConsumeMaxDecompressBatchBytes TestConsumeTopicRetrieval
   TestConsumeTopicRetrieval_Many TestDirectPartitionPurge TestHookPollStart TestIssue325 TestIssue337
   TestIssue434 TestIssue648 TestIssue810 TestIssue865 TestIssueFetchLargerThanBrokerMaxReadBytes
   TestPauseIssue489 TestPauseIssueOct2023 TestPooling)
+# TestConsumeRegex needs no group to consume, but its internal topic is __consumer_offsets, which only a
+# broker with groups (FindCoordinator) has: it is a group test on any broker but kfake.
 GROUP_TESTS=(TestGroupSimple TestGroupETL TestIssue523 Test848RegexBrokerResolves TestIssue1034
-  TestUnknownGroupOffsetFetchPinned)
+  TestUnknownGroupOffsetFetchPinned TestConsumeRegex)
 TXN_TESTS=(TestTxnEtl)
 SHARE_TESTS=(TestShareGroup TestShareGroupETL TestShareGroupAckOnClose TestShareGroupOffsetsAdmin
   TestConsumeRegexShareSkipsInternal)

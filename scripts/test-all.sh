@@ -8,6 +8,8 @@
 #                      go test -race against real brokers - needs 1 and 3 (the jar)
 #   3c. python-client  scripts/python-test.sh: Python stubs from the .proto alone, on gRPC's default
 #                      limits, against a real broker (answer cap, attempts, dead letters) - needs 3
+#   3d. kafka-clients  scripts/kafka-clients-test.sh: kcat (every codec), Kafka 4.3.1's tools and the
+#                      quick list of franz-go's kgo tests against the broker's Kafka listener - needs 1, 3
 #   4. readme-smoke    scripts/readme-smoke.sh, only if it exists and is
 #                      executable - needs 1 and 3 (skipped if either failed)
 #   4b. promtool-check scripts/promtool-check.sh: `promtool check metrics` on a live scrape,
@@ -163,6 +165,13 @@ fi
 
 # 3c. A third-language client made from the .proto alone, on gRPC's defaults.
 after_maven python-client scripts/python-test.sh
+
+# 3d. Kafka's clients, unmodified, on the Kafka listener (the kgo tests build with the Go from step 1).
+if [ "${RESULT[install-tools]}" != ok ]; then
+  skip_step kafka-clients "install-tools failed"
+else
+  after_maven kafka-clients scripts/kafka-clients-test.sh
+fi
 
 # 4. README smoke test (written separately; optional until it exists)
 if [ ! -x scripts/readme-smoke.sh ]; then

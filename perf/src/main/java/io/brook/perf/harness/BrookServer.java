@@ -48,7 +48,8 @@ final class BrookServer extends Server {
     }
     Files.createDirectories(dir);
     List<String> cmd = new ArrayList<>(List.of(repo.resolve("bin/brook").toString(), "broker",
-        "--data-dir", dir.resolve("data").toString(), "--grpc-listen", address(), "--http-listen", "127.0.0.1:0"));
+        "--data-dir", dir.resolve("data").toString(), "--grpc-listen", address(), "--http-listen", "127.0.0.1:0",
+        "--set", "kafka.listen=")); // no Kafka listener: localhost:9092 may be taken
     for (String s : settings) {
       cmd.add("--set");
       cmd.add(s);

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Kafka's own clients against the real broker's Kafka listener (bin/brook broker; the jar must be built:
+# test-all runs this after Maven): Debian's kcat (librdkafka 2.0.2) with every codec, Kafka 4.3.1's
+# tools (TopicCommand, ConsoleProducer, ConsoleConsumer) and franz-go's kgo tests of the quick list
+# (those that need no consumer group yet). Each prints its own "NAME-check: N passed, N failed" line,
+# which test-all's summary adds up; this script fails when one of them fails.
+# KGO_LIST picks another kgo list (make test-full: broker, every test that talks to a broker).
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source=lib.sh
+. scripts/lib.sh
+
+dir="$(mktemp -d)"
+cleanup() {
+  [ -n "${BROKER_PID:-}" ] && kill "$BROKER_PID" 2>/dev/null && wait "$BROKER_PID" 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+
+KAFKA_PORT="$(free_port)"
+# The kgo tests make many small topics at once: the disk guard's per-writer reserve is lowered so that a
+# CI disk does not refuse them (the guard itself is tested elsewhere).
+if ! start_broker "$dir" --set "kafka.listen=127.0.0.1:$KAFKA_PORT" --set disk.free.per.writer.bytes=1048576; then
+  echo "kafka-clients-check: 0 passed, 1 failed"
+  exit 1
+fi
+BOOTSTRAP="127.0.0.1:$KAFKA_PORT"
+rc=0
+bash scripts/kcat-check.sh "$BOOTSTRAP" || rc=1
+bash scripts/kafka-tools-check.sh "$BOOTSTRAP" || rc=1
+bash scripts/kgo-check.sh "$BOOTSTRAP" -run "${KGO_LIST:-quick}" || rc=1
+if ! kill -0 "$BROKER_PID" 2>/dev/null; then
+  echo "kafka-clients-test: the broker died; its log:" >&2
+  tail -50 "$dir/broker.log" >&2
+  rc=1
+fi
+exit $rc

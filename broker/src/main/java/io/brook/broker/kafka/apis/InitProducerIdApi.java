@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * InitProducerId for idempotent producers, on the same producer ids as the gRPC InitProducer: a new id
- * at epoch 0, or (v3+, an id given) the next epoch of that id, which fences the older instance.
+ * at epoch 0, or (v3+, an id and epoch given) the next epoch of that id, which fences the older
+ * instance, as gRPC's InitProducer does (Kafka itself hands out a new id then; its clients never ask).
  * Brook has no transactions: a transactional id is refused at once with
  * TRANSACTIONAL_ID_AUTHORIZATION_FAILED, which every Kafka client treats as fatal, never retried.
  */
@@ -52,6 +53,9 @@ public final class InitProducerIdApi implements KafkaApi {
       log.info("Refused transactional id '{}' of Kafka client {} ({}): Brook has no transactions",
           body.transactionalId(), request.clientId(), request.remote());
       return CompletableFuture.completedFuture(response.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code()));
+    }
+    if ((body.producerId() < 0) != (body.producerEpoch() < 0)) { // as Kafka: both given (v3+) or neither
+      return CompletableFuture.completedFuture(response.setErrorCode(Errors.INVALID_REQUEST.code()));
     }
     try {
       // The Kafka door has no principal yet (the listener is off with auth.enabled until SASL): ids have no owner.

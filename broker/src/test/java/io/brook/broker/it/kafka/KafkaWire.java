@@ -22,17 +22,27 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
  * encoded with kafka-clients' generated classes, so a test controls exactly what the broker gets
  * (pipelines, garbage, half frames, versions no client sends).
  */
-final class KafkaWire implements AutoCloseable {
+public final class KafkaWire implements AutoCloseable {
   final Socket socket;
   private final OutputStream out;
   private final DataInputStream in;
 
-  KafkaWire(int port) throws IOException {
-    socket = new Socket();
-    socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+  public KafkaWire(int port) throws IOException {
+    this(connect(port));
+  }
+
+  /** Over a socket already connected (a TLS one). */
+  public KafkaWire(Socket socket) throws IOException {
+    this.socket = socket;
     socket.setSoTimeout(30_000);
     out = socket.getOutputStream();
     in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream(), 1 << 16));
+  }
+
+  private static Socket connect(int port) throws IOException {
+    Socket s = new Socket();
+    s.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+    return s;
   }
 
   /** The frame of a request: length, header (at the version the API version implies), body. */
@@ -56,12 +66,12 @@ final class KafkaWire implements AutoCloseable {
     return buf.array();
   }
 
-  static byte[] apiVersions(short version, int correlationId) {
+  public static byte[] apiVersions(short version, int correlationId) {
     return frame(ApiKeys.API_VERSIONS, version, correlationId, new ApiVersionsRequestData()
         .setClientSoftwareName("kafka-wire-test").setClientSoftwareVersion("1"));
   }
 
-  void write(byte[] bytes) throws IOException {
+  public void write(byte[] bytes) throws IOException {
     out.write(bytes);
     out.flush();
   }
@@ -75,17 +85,17 @@ final class KafkaWire implements AutoCloseable {
   }
 
   /** An ApiVersions answer: its header is always v0 (KIP-511). */
-  Answer<ApiVersionsResponseData> readApiVersions(short version) throws IOException {
+  public Answer<ApiVersionsResponseData> readApiVersions(short version) throws IOException {
     ByteBufferAccessor r = new ByteBufferAccessor(readFrame());
     ResponseHeaderData header = new ResponseHeaderData(r, (short) 0);
     ApiVersionsResponseData data = new ApiVersionsResponseData(r, version);
     return new Answer<>(header.correlationId(), data, r.remaining());
   }
 
-  record Answer<T>(int correlationId, T data, int bytesLeft) {}
+  public record Answer<T>(int correlationId, T data, int bytesLeft) {}
 
   /** Whether the broker closed the connection: the next read ends (EOF or reset) instead of timing out. */
-  boolean closedByBroker() throws IOException {
+  public boolean closedByBroker() throws IOException {
     socket.setSoTimeout(30_000);
     try {
       while (in.read() >= 0) {

@@ -81,6 +81,14 @@ class InitProducerIdApiTest {
   }
 
   @Test
+  void anIdWithoutAnEpochOrTheReverseIsAnInvalidRequest() throws Exception {
+    core = new KafkaCore(dir);
+    assertThat(init((short) 5, idempotent().setProducerId(5)).errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
+    assertThat(init((short) 5, idempotent().setProducerEpoch((short) 0)).errorCode())
+        .isEqualTo(Errors.INVALID_REQUEST.code());
+  }
+
+  @Test
   void anUnknownIdIsRefused() throws Exception {
     core = new KafkaCore(dir);
     InitProducerIdResponseData r = init((short) 5, idempotent().setProducerId(123_456_789L).setProducerEpoch((short) 0));

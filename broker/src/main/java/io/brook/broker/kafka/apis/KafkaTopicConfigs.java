@@ -14,15 +14,12 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
 
 /**
  * Brook's topic configs under Kafka's names. Every Brook key that Kafka also has carries Kafka's
- * name and meaning already (retention.ms, retention.bytes, message.timestamp.type, max.message.bytes),
- * so the names pass through as they are; Brook-only keys (segment.roll) keep their own names. Two
+ * name and meaning (retention.ms, retention.bytes, message.timestamp.type, and max.message.bytes: the
+ * largest stored batch after compression, D46), so the names pass through as they are; Brook-only
+ * keys (segment.roll, max.record.bytes: the per-record limit of gRPC batches) keep their own names. Two
  * Kafka keys are served with the one value Brook implements and accept only that value:
  * compression.type=producer (batches are stored as the producer compressed them) and
  * cleanup.policy=delete (retention deletes; there is no compaction).
- *
- * <p>LEAD (after merging issue25-p2): max.message.bytes then has Kafka's meaning (largest stored batch)
- * and Brook's per-record limit is max.record.bytes; both come out of TopicConfig.effective() and pass
- * through here unchanged — check the config types below name both.
  */
 final class KafkaTopicConfigs {
   /** Kafka keys with the one value Brook implements. */
@@ -33,7 +30,7 @@ final class KafkaTopicConfigs {
       TopicConfig.RETENTION_MS, ConfigType.LONG,
       TopicConfig.RETENTION_BYTES, ConfigType.LONG,
       TopicConfig.MAX_MESSAGE_BYTES, ConfigType.INT,
-      "max.record.bytes", ConfigType.INT,
+      TopicConfig.MAX_RECORD_BYTES, ConfigType.INT,
       "cleanup.policy", ConfigType.LIST);
 
   private KafkaTopicConfigs() {}

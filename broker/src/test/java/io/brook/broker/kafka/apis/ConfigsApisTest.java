@@ -73,8 +73,9 @@ class ConfigsApisTest {
     assertThat(entry(r, "compression.type").value()).isEqualTo("producer");
     assertThat(entry(r, "cleanup.policy").value()).isEqualTo("delete");
     assertThat(entry(r, "segment.roll").readOnly()).isTrue(); // Brook's own key, fixed at creation
-    // LEAD: after p2's merge this is Kafka's batch limit and max.record.bytes is Brook's record limit.
-    assertThat(entry(r, "max.message.bytes").value()).isEqualTo(String.valueOf(1 << 20));
+    // Kafka's batch limit under Kafka's name and default; Brook's per-record limit under its own name.
+    assertThat(entry(r, "max.message.bytes").value()).isEqualTo("1048588");
+    assertThat(entry(r, "max.record.bytes").value()).isEqualTo(String.valueOf(1 << 20));
   }
 
   @Test

@@ -21,7 +21,7 @@ for java in "${javas[@]}"; do
   work="$(mktemp -d)"
   port="$(free_port)"
   export BROOK_JAVA="$java" BROOK_BROKER="127.0.0.1:$port"
-  bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --set kafka.listen= >"$work/broker.log" 2>&1 &
+  bin/brook broker --data-dir "$work/data" --grpc-listen "127.0.0.1:$port" --http-listen 127.0.0.1:0 --kafka-listen= >"$work/broker.log" 2>&1 &
   pid=$!
   ok=1
   wait_ready "$work/broker.log" $pid || ok=0

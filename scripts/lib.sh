@@ -22,13 +22,12 @@ wait_ready() {
 
 # start_broker DIR [ARGS...]: starts bin/brook broker on DIR/data and a free loopback port, logging
 # to DIR/broker.log, and waits until it is ready. Sets BROKER_PID and BROKER_PORT; the caller stops it.
+# No Kafka listener (never a clash on localhost:9092) unless ARGS has --kafka-listen, which wins.
 start_broker() {
   local dir=$1
   shift
   BROKER_PORT="$(free_port)"
-  # No Kafka listener unless ARGS set one: localhost:9092 may be taken (a developer's `make run`).
-  bin/brook broker --data-dir "$dir/data" --grpc-listen "127.0.0.1:$BROKER_PORT" --http-listen 127.0.0.1:0 \
-    --set kafka.listen= "$@" >"$dir/broker.log" 2>&1 &
+  bin/brook broker --data-dir "$dir/data" --grpc-listen "127.0.0.1:$BROKER_PORT" --http-listen 127.0.0.1:0 --set kafka.listen= "$@" >"$dir/broker.log" 2>&1 &
   BROKER_PID=$!
   wait_ready "$dir/broker.log" "$BROKER_PID"
 }

@@ -14,6 +14,7 @@ work="$(mktemp -d)"
 port="$(free_port)"
 export BROOK_DATA_DIR="$work/data" BROOK_GRPC_LISTEN="127.0.0.1:$port" BROOK_BROKER="127.0.0.1:$port"
 export BROOK_HTTP_LISTEN="127.0.0.1:0"   # never a broker already on 7080
+export BROOK_KAFKA_LISTEN="127.0.0.1:0"  # nor one on 9092
 passed=0 failed=0
 broker_pid=""   # the broker's JVM (make's child), not make itself
 make_pid=""
@@ -131,7 +132,7 @@ readme_root="$ROOT"
     > secure/brook.properties
 ) >"$work/secure-setup.log" 2>&1
 check "the walkthrough's openssl and files" test -s "$work/secure/brook.properties"
-unset BROOK_DATA_DIR
+unset BROOK_DATA_DIR BROOK_KAFKA_LISTEN # with auth the Kafka listener stays off at its default (no SASL yet)
 (cd "$work" && BROOK_GRPC_LISTEN="localhost:$secure_port" BROOK_HTTP_LISTEN="localhost:$secure_http" \
   exec "$readme_root/bin/brook" broker --config secure/brook.properties) >"$work/secure.log" 2>&1 &
 broker_pid=$!

@@ -67,8 +67,7 @@ func (b *brokerProcess) launch(port string) {
 		b.t.Fatal(err)
 	}
 	args := append([]string{"broker", "--data-dir", b.dataDir, "--grpc-listen", "127.0.0.1:" + port,
-		// No Kafka listener (an empty kafka.listen): localhost:9092 may be taken, and these tests speak gRPC.
-		"--http-listen", "127.0.0.1:0", "--set", "kafka.listen="}, b.args...)
+		"--http-listen", "127.0.0.1:0", "--set", "kafka.listen="}, b.args...) // no Kafka listener: never a clash on 9092
 	cmd := exec.Command(filepath.Join(repoRoot, "bin", "brook"), args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = brokerEnv()

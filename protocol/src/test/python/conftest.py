@@ -30,8 +30,7 @@ class Broker:
         self._log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
             [os.path.join(ROOT, "bin", "brook"), "broker", "--data-dir", os.path.join(data_dir, "data"),
-             "--grpc-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0",
-             "--set", "kafka.listen=", *args],  # no Kafka listener: localhost:9092 may be taken
+             "--grpc-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--set", "kafka.listen=", *args],
             stdout=self._log, stderr=subprocess.STDOUT,
             # BROOK_* variables set broker keys: the test runner's own must not reach it.
             env={k: v for k, v in os.environ.items() if not k.startswith("BROOK_")})

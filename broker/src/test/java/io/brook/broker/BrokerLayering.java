@@ -42,8 +42,8 @@ final class BrokerLayering {
 
   static final String[] PROTOCOL_TYPES = {"io.grpc..", "com.google.protobuf..", "com.google.rpc..", "io.brook.protocol.v1.."};
 
-  /** The packages the rules name, which must have classes on main (kafka is the next issue's). */
-  static final String[] NAMED_PACKAGES = {"api", "http", "cli", "topics", "groups", "delivery", "producers", "disk",
+  /** The packages the rules name, which must have classes on main. */
+  static final String[] NAMED_PACKAGES = {"api", "http", "cli", "kafka", "topics", "groups", "delivery", "producers", "disk",
       "durability", "outbound", "records", "errors", "storage", CHRONICLE_HOME, "config", "security", "metrics", "server"};
   /** Packages the rules name that issue 24's parts bring (core: part 2; storage.dump: part 1). */
   static final String[] ARRIVING_PACKAGES = {"core", "storage.dump"};
@@ -70,6 +70,7 @@ final class BrokerLayering {
     rules.put("chronicleOnlyInStorage", BrokerLayering::chronicleOnlyInStorage);
     rules.put("prometheusOnlyInMetrics", BrokerLayering::prometheusOnlyInMetrics);
     rules.put("javaClientOnlyInCli", BrokerLayering::javaClientOnlyInCli);
+    rules.put("kafkaClientsOnlyInKafka", BrokerLayering::kafkaClientsOnlyInKafka);
     rules.put("noPackageCycles", BrokerLayering::noPackageCycles);
     return Collections.unmodifiableMap(rules);
   }
@@ -209,6 +210,17 @@ final class BrokerLayering {
         .should().dependOnClassesThat().resideInAPackage("io.brook.client..")
         .allowEmptyShould(false)
         .because("the broker does not call itself through its client; only the command-line tool does");
+  }
+
+  /**
+   * kafka-clients (org.apache.kafka.*) only in kafka and its subpackages: its generated message
+   * classes are not Kafka's public API and change between releases (D44), so one package holds them.
+   */
+  static ArchRule kafkaClientsOnlyInKafka(String root) {
+    return noClasses().that().resideOutsideOfPackage(pkg(root, "kafka"))
+        .should().dependOnClassesThat().resideInAPackage("org.apache.kafka..")
+        .allowEmptyShould(false)
+        .because("the pinned kafka-clients codec stays behind one package, so an upgrade touches only it");
   }
 
   /** No cycle between the broker's top-level packages (a subpackage counts with its parent). */

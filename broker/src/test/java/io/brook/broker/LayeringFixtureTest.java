@@ -47,7 +47,8 @@ class LayeringFixtureTest {
             Set.of("topics.TopicHoldingAByteString", "core.ServiceReturningAStatus")),
         Arguments.of("chronicleOnlyInStorage", Set.of("topics.TopicOnChronicle")),
         Arguments.of("prometheusOnlyInMetrics", Set.of("http.HttpOnPrometheus")),
-        Arguments.of("javaClientOnlyInCli", Set.of("api.AdapterOnTheClient")));
+        Arguments.of("javaClientOnlyInCli", Set.of("api.AdapterOnTheClient")),
+        Arguments.of("kafkaClientsOnlyInKafka", Set.of("api.AdapterOnKafkaClients")));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -111,6 +111,11 @@ class LayeringTest {
   }
 
   @Test
+  void kafkaClientsOnlyInKafka() {
+    BrokerLayering.kafkaClientsOnlyInKafka(BROKER).check(broker);
+  }
+
+  @Test
   void noPackageCycles() {
     BrokerLayering.noPackageCycles(BROKER).check(broker);
   }

@@ -2,6 +2,8 @@ package io.brook.broker.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -48,6 +50,20 @@ class KafkaStartIT {
     try (BrokerProcess broker = BrokerProcess.start(dir.resolve("data"), "--set",
         "kafka.advertised=brook.example:19092")) {
       assertThat(listenerLine(broker).group(2)).isEqualTo("brook.example:19092");
+    }
+  }
+
+  @Test
+  void aKafkaPortInUseRefusesTheStartNamingTheKey() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      String address = "127.0.0.1:" + taken.getLocalPort(); // e.g. an Apache Kafka already on 9092
+      Path data = dir.resolve("data");
+      ProcessBuilder pb = Exec.builder(BrokerProcess.command(data, List.of("--kafka-listen", address)), Map.of(),
+          null, dir.resolve("runs"));
+      Exec.Result r = Exec.await(pb, pb.start(), BrokerStartIT.REFUSAL_TIMEOUT_S);
+      assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
+      assertThat(r.stderr()).contains("cannot listen for Kafka clients on " + address + " (kafka.listen): ")
+          .doesNotContain("\tat ");
     }
   }
 

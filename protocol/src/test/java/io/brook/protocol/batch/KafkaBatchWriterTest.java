@@ -62,6 +62,36 @@ class KafkaBatchWriterTest {
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("before begin");
   }
 
+  /** The producer's and the broker's hot path: once the arrays have grown, no garbage per record. */
+  @Test
+  void writingAndReadingUncompressedRecordsAllocatesNothingOnceWarm() {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    byte[] key = new byte[16];
+    byte[] value = new byte[100];
+    byte[] name = "trace".getBytes(StandardCharsets.UTF_8);
+    BatchReader reader = new BatchReader();
+    long sum = 0;
+    long before = 0;
+    for (int round = 0; round < 2; round++) { // the first round grows the arrays
+      before = threads.getCurrentThreadAllocatedBytes();
+      writer.begin(BatchFormat.V2_PREFIX_SIZE, 0, Compression.NONE);
+      for (int i = 0; i < 10_000; i++) {
+        writer.record(i, key, 0, key.length, value, 0, value.length, 1);
+        writer.header(name, 0, name.length, value, 0, 8);
+      }
+      int end = writer.finish();
+      BatchFormat.writeV2Prefix(writer.array(), 0, 0, 0, 0, 0);
+      reader.wrap(writer.array(), 0, end);
+      while (reader.next()) {
+        sum += reader.valueLength() + reader.headerValueLength(0);
+      }
+    }
+    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    assertThat(sum).isEqualTo(2 * 10_000 * 108);
+    assertThat(allocated).as("bytes allocated for 10,000 records").isLessThan(10_000);
+  }
+
   @Test
   void skipToLandsOnTheRequestedOffsetOrPastTheBatch() {
     List<KafkaRecords.TestRecord> records = KafkaRecords.sample();

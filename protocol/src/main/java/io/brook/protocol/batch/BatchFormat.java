@@ -156,6 +156,9 @@ public final class BatchFormat {
       return length >= V2_PREFIX_SIZE
           && KafkaBatch.crcMatches(b, from + V2_PREFIX_SIZE, length - V2_PREFIX_SIZE, crc);
     }
+    if (length < HEADER_SIZE || b[from] != VERSION || length < headerSize(b, from)) {
+      return false; // too short to hold the fields the check reads, or no version it knows
+    }
     int headerSize = headerSize(b, from);
     int recordsLength = intAt(b, from + RECORDS_LENGTH);
     if (recordsLength != length - headerSize) {

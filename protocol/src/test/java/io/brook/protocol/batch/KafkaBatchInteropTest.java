@@ -115,6 +115,12 @@ class KafkaBatchInteropTest {
 
     CRC32C crc = new CRC32C();
     assertThat(BatchFormat.version(stored, 0)).isEqualTo(2);
+    assertThat(BatchFormat.baseOffset(stored, 0)).isEqualTo(3_000);
+    assertThat(BatchFormat.recordCount(stored, 0)).isEqualTo(records.size());
+    assertThat(BatchFormat.nextOffset(stored, 0)).isEqualTo(3_000 + records.size());
+    assertThat(BatchFormat.runningMaxTimestamp(stored, 0)).isEqualTo(9_999);
+    assertThat(BatchFormat.appendTime(stored, 0)).isEqualTo(8_888);
+    assertThat(BatchFormat.logPosition(stored, 0)).isEqualTo(77_777);
     assertThat(BatchFormat.checksumMatches(stored, 0, end, crc)).isTrue();
     BatchReader reader = new BatchReader().wrap(stored, 0, end);
     assertThat(reader.baseOffset()).isEqualTo(3_000);

@@ -51,6 +51,25 @@ services="$(grpcurl -plaintext "127.0.0.1:$port" list)"
 check "grpcurl list (reflection)" grep -q '^brook.v1.ProduceService$' <<<"$services"
 check "grpcurl health SERVING" bash -c "grpcurl -plaintext 127.0.0.1:$port grpc.health.v1.Health/Check | grep -q SERVING"
 
+# The quick start for Kafka users, on the Kafka port this broker bound (the README's localhost:9092).
+kport="$(sed -n 's/.*Brook ready: .*Kafka on [^,]*:\([0-9]*\),.*/\1/p' "$log" | tail -1)"
+kb="127.0.0.1:$kport"
+KCAT="$(bash scripts/kcat.sh)"
+check "kcat -L lists the broker" bash -c "'$KCAT' -b $kb -L | grep -q 'broker 0 at 127.0.0.1:$kport'"
+check "kcat -P -z zstd 100000 lines (topic created on first use)" bash -c "seq 1 100000 | '$KCAT' -b $kb -P -t events -z zstd"
+n="$("$KCAT" -b "$kb" -C -t events -o beginning -e -q | wc -l)"
+check "kcat -C reads 100000 (got $n)" test "$n" -eq 100000
+first="$(bin/brook consume events --from earliest --max 5 --format '%o %v' | tr '\n' ' ')"
+check "the same records over gRPC at the same offsets (got $first)" test "$first" = "0 1 1 2 2 3 3 4 4 5 "
+check "TopicCommand --create --partitions 6" perf/kafka.sh run org.apache.kafka.tools.TopicCommand \
+  --bootstrap-server "$kb" --create --topic t --partitions 6
+check "TopicCommand made 6 partitions" bash -c "bin/brook topic describe t | grep -Eq '^TOTAL' && test \$(bin/brook topic describe t | grep -Ec '^t +[0-9]') -eq 6"
+check "ConsoleProducer from stdin" bash -c "seq 1 100 | perf/kafka.sh run org.apache.kafka.tools.ConsoleProducer \
+  --bootstrap-server $kb --topic lines"
+n="$(perf/kafka.sh run org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$kb" --topic lines \
+  --partition 0 --offset earliest --max-messages 100 2>/dev/null | wc -l)"
+check "ConsoleConsumer --partition 0 --offset earliest reads 100 (got $n)" test "$n" -eq 100
+
 # Consumer groups, as the README's section runs them.
 n="$(bin/brook consume orders --group billing --from earliest | wc -l)"
 check "consume --group prints every record once (got $n)" test "$n" -eq 200000

@@ -40,9 +40,14 @@ type FetchRequest struct {
 	// fewer than max_records records and the batch fits in max_bytes and the
 	// 3 MiB answer cap. A first batch that alone would break the cap and holds
 	// more than one record is sent as records instead.
-	RawBatches    bool `protobuf:"varint,5,opt,name=raw_batches,json=rawBatches,proto3" json:"raw_batches,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	RawBatches bool `protobuf:"varint,5,opt,name=raw_batches,json=rawBatches,proto3" json:"raw_batches,omitempty"`
+	// The newest stored batch format version the client reads in raw batches.
+	// Unset, 0 or 1: the client reads version-1 batches only (the broker converts
+	// version-2 batches down for it). 2: it reads versions 1 and 2, and batches go
+	// as stored. Ignored without raw_batches.
+	MaxBatchVersion uint32 `protobuf:"varint,6,opt,name=max_batch_version,json=maxBatchVersion,proto3" json:"max_batch_version,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *FetchRequest) Reset() {
@@ -108,6 +113,13 @@ func (x *FetchRequest) GetRawBatches() bool {
 		return x.RawBatches
 	}
 	return false
+}
+
+func (x *FetchRequest) GetMaxBatchVersion() uint32 {
+	if x != nil {
+		return x.MaxBatchVersion
+	}
+	return 0
 }
 
 type FetchPartition struct {
@@ -745,7 +757,7 @@ var File_brook_v1_fetch_proto protoreflect.FileDescriptor
 
 const file_brook_v1_fetch_proto_rawDesc = "" +
 	"\n" +
-	"\x14brook/v1/fetch.proto\x12\bbrook.v1\x1a\x15brook/v1/errors.proto\x1a\x16brook/v1/records.proto\"\xc7\x01\n" +
+	"\x14brook/v1/fetch.proto\x12\bbrook.v1\x1a\x15brook/v1/errors.proto\x1a\x16brook/v1/records.proto\"\xf3\x01\n" +
 	"\fFetchRequest\x128\n" +
 	"\n" +
 	"partitions\x18\x01 \x03(\v2\x18.brook.v1.FetchPartitionR\n" +
@@ -755,7 +767,8 @@ const file_brook_v1_fetch_proto_rawDesc = "" +
 	"\tmax_bytes\x18\x03 \x01(\x05R\bmaxBytes\x12\x1e\n" +
 	"\vmax_wait_ms\x18\x04 \x01(\x05R\tmaxWaitMs\x12\x1f\n" +
 	"\vraw_batches\x18\x05 \x01(\bR\n" +
-	"rawBatches\"\\\n" +
+	"rawBatches\x12*\n" +
+	"\x11max_batch_version\x18\x06 \x01(\rR\x0fmaxBatchVersion\"\\\n" +
 	"\x0eFetchPartition\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x1c\n" +
 	"\tpartition\x18\x02 \x01(\x05R\tpartition\x12\x16\n" +

@@ -8,6 +8,7 @@ import io.brook.client.TopicPartition;
 import io.brook.client.errors.BrookException;
 import io.brook.client.internal.ErrorMapping;
 import io.brook.client.internal.RecordConversion;
+import io.brook.protocol.batch.BatchFormat;
 import io.brook.protocol.batch.CorruptBatchException;
 import io.brook.protocol.v1.ErrorCode;
 import io.brook.protocol.v1.FetchPartition;
@@ -148,8 +149,7 @@ final class Fetcher<K, V> {
     if (order.isEmpty()) {
       return;
     }
-    FetchRequest.Builder request = FetchRequest.newBuilder().setMaxRecords(config.maxPollRecords())
-        .setMaxBytes(config.fetchMaxBytes()).setMaxWaitMs(config.fetchMaxWaitMs()).setRawBatches(true);
+    FetchRequest.Builder request = newRequest();
     List<Long> offsets = new ArrayList<>(order.size());
     for (TopicPartition tp : order) {
       long offset = states.position(tp);
@@ -165,6 +165,13 @@ final class Fetcher<K, V> {
     } finally {
       Context.ROOT.detach(previous);
     }
+  }
+
+  /** A fetch with the consumer's limits, asking for raw batches of both format versions, before its partitions. */
+  FetchRequest.Builder newRequest() {
+    return FetchRequest.newBuilder().setMaxRecords(config.maxPollRecords()).setMaxBytes(config.fetchMaxBytes())
+        .setMaxWaitMs(config.fetchMaxWaitMs()).setRawBatches(true)
+        .setMaxBatchVersion(BatchFormat.VERSION_2); // RawBatchDecoder reads versions 1 and 2
   }
 
   private static boolean stillNext(InFlight f, PartitionStates states) {

@@ -4,7 +4,6 @@ import com.google.protobuf.ByteString;
 import io.brook.client.Deserializer;
 import io.brook.client.TopicPartition;
 import io.brook.client.internal.RecordConversion;
-import io.brook.protocol.batch.BatchFormat;
 import io.brook.protocol.batch.BatchReader;
 import io.brook.protocol.batch.ByteStringSlice;
 import io.brook.protocol.batch.CorruptBatchException;
@@ -14,8 +13,11 @@ import java.util.zip.CRC32C;
 /**
  * Turns the raw stored batches of a fetch answer into client records: checks each batch's CRC32C
  * (as Kafka's consumer does with check.crcs), skips the records below the position, and reads the
- * {@code ByteString}'s own array ({@link ByteStringSlice}). Reused batch after batch on the polling
- * thread; nothing it is given is kept.
+ * {@code ByteString}'s own array ({@link ByteStringSlice}). Batches of format version 1 and 2 (a
+ * Kafka batch, compressed or not: the reader decompresses it into an array it reuses) are read
+ * alike. A Kafka null value or header value reaches the application as an empty one, as the
+ * records form of a fetch gives it (D45). Reused batch after batch on the polling thread; nothing
+ * it is given is kept.
  */
 final class RawBatchDecoder<K, V> {
   private final Deserializer<K> keys;
@@ -35,10 +37,7 @@ final class RawBatchDecoder<K, V> {
    */
   void decode(TopicPartition tp, ByteString batch, long position, List<ConsumerRecord<K, V>> out) {
     ByteStringSlice bytes = ByteStringSlice.of(batch);
-    reader.wrap(bytes.array(), bytes.offset(), bytes.length());
-    if (!BatchFormat.checksumMatches(bytes.array(), bytes.offset(), bytes.length(), crc)) {
-      throw new CorruptBatchException("corrupt batch at offset " + reader.baseOffset() + ": its CRC32C does not match");
-    }
+    reader.wrapVerified(bytes.array(), bytes.offset(), bytes.length(), crc);
     reader.skipTo(position);
     while (reader.next()) {
       out.add(RecordConversion.toRecord(tp.topic(), tp.partition(), reader, keys, values, ConsumerRecord::new));

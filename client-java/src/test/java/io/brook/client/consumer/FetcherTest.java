@@ -7,7 +7,9 @@ import com.google.protobuf.ByteString;
 import io.brook.client.Serdes;
 import io.brook.client.TopicPartition;
 import io.brook.client.errors.BrookException;
+import io.brook.protocol.batch.Compression;
 import io.brook.protocol.batch.TestBatches;
+import io.brook.protocol.v1.FetchRequest;
 import io.brook.protocol.v1.PartitionRecords;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -62,6 +64,22 @@ class FetcherTest {
     ByteString slice = ByteString.copyFrom(padded).substring(32, 32 + batch.length);
     assertThat(values(fetcher.convert(TP, PartitionRecords.newBuilder().addBatches(slice).build(), 5)))
         .containsExactly("5:v0", "6:v1", "7:v2");
+  }
+
+  @Test
+  void fetchesAskForRawBatchesOfBothVersions() {
+    FetchRequest request = fetcher.newRequest().build();
+    assertThat(request.getRawBatches()).isTrue();
+    assertThat(request.getMaxBatchVersion()).isEqualTo(2);
+  }
+
+  @Test
+  void aVersion2BatchIsReadBesideVersion1Batches() {
+    PartitionRecords pr = PartitionRecords.newBuilder()
+        .addBatches(ByteString.copyFrom(TestBatches.ofValues(10, "a", "b")))
+        .addBatches(ByteString.copyFrom(TestBatches.storedV2(12, Compression.ZSTD, "c", "d")))
+        .build();
+    assertThat(values(fetcher.convert(TP, pr, 11))).containsExactly("11:b", "12:c", "13:d");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.brook.protocol.batch;
 
 import java.util.Arrays;
+import java.util.zip.CRC32C;
 
 /**
  * Walks the records of one batch without allocating: a stored batch of {@link BatchFormat} version
@@ -84,6 +85,29 @@ public final class BatchReader {
     appendTime = BatchFormat.longAt(b, from + BatchFormat.APPEND_TIME);
     logAppendTime = (b[from + BatchFormat.ATTRIBUTES] & BatchFormat.ATTR_LOG_APPEND_TIME) != 0;
     return this;
+  }
+
+  /**
+   * As {@link #wrap}, after checking the batch's checksum: in version 1 the records section's
+   * CRC32C, in version 2 the Kafka batch's CRC-32C. Checked before anything is decompressed, so a
+   * damaged batch is refused for what it is, not for what its damage decompresses to.
+   *
+   * @throws CorruptBatchException when the batch is malformed or its checksum does not match
+   */
+  public BatchReader wrapVerified(byte[] b, int from, int length, CRC32C crc) {
+    checkBounds(b, from, length);
+    boolean v2 = length > 0 && b[from] == BatchFormat.VERSION_2;
+    if (v2) {
+      BatchFormat.checkV2Header(b, from, length);
+    } else {
+      BatchFormat.checkHeader(b, from, length);
+    }
+    if (!BatchFormat.checksumMatches(b, from, length, crc)) {
+      long base = v2 ? KafkaBatch.baseOffset(b, from + BatchFormat.V2_PREFIX_SIZE)
+          : BatchFormat.longAt(b, from + BatchFormat.BASE_OFFSET);
+      throw new CorruptBatchException("corrupt batch at offset " + base + ": its CRC32C does not match");
+    }
+    return wrap(b, from, length);
   }
 
   /**

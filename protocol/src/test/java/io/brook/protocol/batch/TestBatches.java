@@ -24,6 +24,22 @@ public final class TestBatches {
     return batch(0, values.length, baseOffset, 0, records.toByteArray());
   }
 
+  /**
+   * A stored version 2 batch (the prefix, then a Kafka batch written by {@link KafkaBatchWriter},
+   * whose bytes kafka-clients reads: KafkaBatchInteropTest) of keyless records with these values,
+   * offsets from {@code baseOffset}, timestamps 1000, 1001 and so on; a null value stays null.
+   */
+  public static byte[] storedV2(long baseOffset, Compression codec, String... values) {
+    KafkaBatchWriter writer = new KafkaBatchWriter().begin(BatchFormat.V2_PREFIX_SIZE, baseOffset, codec)
+        .partitionLeaderEpoch(0);
+    for (int i = 0; i < values.length; i++) {
+      writer.record(1_000 + i, null, values[i] == null ? null : values[i].getBytes(StandardCharsets.UTF_8));
+    }
+    int end = writer.finish();
+    BatchFormat.writeV2Prefix(writer.array(), 0, 0, 1_000 + values.length, 5_000, 0);
+    return Arrays.copyOf(writer.array(), end);
+  }
+
   /** A record as BatchFormat lays it out; headers as name, value pairs. */
   public static void record(ByteArrayOutputStream out, long delta, byte[] key, byte[] value, String[] headers) {
     ByteArrayOutputStream body = new ByteArrayOutputStream();

@@ -68,9 +68,9 @@ func NewAdmin(opts ...AdminOption) (*Admin, error) {
 
 // CreateTopic creates a topic with partitions partitions (0: the broker's
 // default) and config keys (retention.ms, retention.bytes, segment.roll,
-// max.message.bytes, message.timestamp.type; nil for none). Fails with
-// ErrTopicExists, ErrInvalidRequest (name, partition count, config) or
-// ErrLimitExceeded.
+// max.record.bytes, max.message.bytes, message.timestamp.type; nil for
+// none). Fails with ErrTopicExists, ErrInvalidRequest (name, partition
+// count, config) or ErrLimitExceeded.
 func (a *Admin) CreateTopic(ctx context.Context, name string, partitions int32, config map[string]string) (TopicInfo, error) {
 	return adminCall(ctx, a, func(ctx context.Context) (TopicInfo, error) {
 		resp, err := a.topics.CreateTopic(ctx, &brookv1.CreateTopicRequest{Name: name, Partitions: partitions, Config: config})

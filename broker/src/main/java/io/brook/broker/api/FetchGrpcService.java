@@ -2,6 +2,7 @@ package io.brook.broker.api;
 
 import com.google.protobuf.UnsafeByteOperations;
 import io.brook.broker.core.FetchPosition;
+import io.brook.broker.core.BatchForm;
 import io.brook.broker.core.FetchQuery;
 import io.brook.broker.core.FetchService;
 import io.brook.broker.core.OffsetLookup;
@@ -51,12 +52,25 @@ public final class FetchGrpcService extends FetchServiceGrpc.FetchServiceImplBas
         positions.add(new FetchPosition(fp.getTopic(), fp.getPartition(), fp.getOffset()));
       }
       query = new FetchQuery(positions, FetchLimits.maxRecords(request.getMaxRecords()),
-          FetchLimits.maxBytes(request.getMaxBytes()), request.getRawBatches(), request.getMaxWaitMs());
+          FetchLimits.maxBytes(request.getMaxBytes()), form(request), request.getMaxWaitMs());
     } catch (RuntimeException e) {
       call.onError(Errors.toStatus(e));
       return;
     }
     new FetchCall(fetch, query, call, settings, accounts.current()).start();
+  }
+
+  /**
+   * Records, or raw batches in the versions the client reads: max_batch_version unset, 0 or 1 is a
+   * client from before version 2 existed, which gets version 1 (a version 2 batch converted for it);
+   * 2 or more gets the batches as they are stored (D46).
+   */
+  static BatchForm form(FetchRequest request) {
+    if (!request.getRawBatches()) {
+      return BatchForm.RECORDS;
+    }
+    return Integer.compareUnsigned(request.getMaxBatchVersion(), 2) >= 0 ? BatchForm.STORED_AS_IS
+        : BatchForm.STORED_V1;
   }
 
   /** The core's reads as a FetchResponse. */

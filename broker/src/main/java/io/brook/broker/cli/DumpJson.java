@@ -39,6 +39,7 @@ final class DumpJson implements DumpPrinter {
           .append(b.producer().epoch()).append(",\"base_sequence\":").append(b.producer().baseSequence());
     }
     sb.append(",\"size_bytes\":").append(b.sizeBytes()).append(",\"checksum_ok\":").append(b.checksumOk())
+        .append(",\"format_version\":").append(b.version()).append(",\"compression\":").append(str(b.compression()))
         .append(",\"problem\":").append(b.problem() == null ? "null" : str(b.problem())).append('}');
     out.println(sb);
   }

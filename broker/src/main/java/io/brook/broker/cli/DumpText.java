@@ -38,7 +38,11 @@ final class DumpText implements DumpPrinter {
             .append(b.producer().epoch()).append(" base.seq=").append(b.producer().baseSequence());
       }
     }
-    line.append(" size=").append(b.sizeBytes()).append(" crc=").append(b.checksumOk() ? "ok" : "BAD");
+    line.append(" size=").append(b.sizeBytes()).append(" crc=").append(b.checksumOk() ? "ok" : "BAD")
+        .append(" format=v").append(b.version());
+    if (!b.compression().equals("none")) {
+      line.append(" compression=").append(b.compression());
+    }
     out.println(line);
     if (b.problem() != null) {
       out.println("  PROBLEM " + b.problem());

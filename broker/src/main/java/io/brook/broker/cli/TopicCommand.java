@@ -40,7 +40,8 @@ final class TopicCommand {
     @Option(names = {"-p", "--partitions"}, description = "Number of partitions (default: the broker's, 1).")
     int partitions;
     @Option(names = {"-c", "--config"}, paramLabel = "KEY=VALUE",
-        description = "Topic config, e.g. retention.ms=3600000, segment.roll=1h. Repeatable.")
+        description = "Topic config, e.g. retention.ms=3600000, segment.roll=1h. Repeatable. max.record.bytes limits "
+            + "each record produced over gRPC, max.message.bytes each batch produced over Kafka (docs/API.md).")
     Map<String, String> config = new LinkedHashMap<>();
 
     @Override
@@ -102,7 +103,8 @@ final class TopicCommand {
   static final class Alter implements Callable<Integer> {
     @Mixin BrokerOption broker;
     @Parameters(index = "0", paramLabel = "TOPIC") String name;
-    @Option(names = {"-c", "--set"}, paramLabel = "KEY=VALUE", description = "Set a config key. Repeatable.")
+    @Option(names = {"-c", "--set"}, paramLabel = "KEY=VALUE", description = "Set a config key. Repeatable. "
+        + "max.record.bytes limits each record produced over gRPC, max.message.bytes each batch produced over Kafka.")
     Map<String, String> set = new LinkedHashMap<>();
     @Option(names = "--remove", paramLabel = "KEY", description = "Remove a config key (back to default). Repeatable.")
     List<String> remove = new ArrayList<>();

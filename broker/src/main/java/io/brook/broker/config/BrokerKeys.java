@@ -79,8 +79,15 @@ public final class BrokerKeys {
   public static final ConfigKey<Long> RETENTION_CHECK_INTERVAL_MS = new ConfigKey<>("retention.check.interval.ms",
       "30000", s -> Parsers.longAtLeast(s, 10), "How often retention.ms and retention.bytes are applied: whole "
       + "segments past them are deleted in the background.", false);
+  public static final ConfigKey<Integer> DEFAULT_MAX_RECORD_BYTES = new ConfigKey<>("default.max.record.bytes",
+      String.valueOf(1 << 20), Parsers::positiveInt, "max.record.bytes of topics created without one: the largest "
+      + "record of a batch produced over gRPC (key + value + header names and values). Before issue 25 this was "
+      + "default.max.message.bytes.", false);
   public static final ConfigKey<Integer> DEFAULT_MAX_MESSAGE_BYTES = new ConfigKey<>("default.max.message.bytes",
-      String.valueOf(1 << 20), Parsers::positiveInt, "max.message.bytes of topics created without one (a record's key + value + header names and values).", false);
+      String.valueOf(TopicConfig.DEFAULT_MAX_MESSAGE_BYTES), Parsers::positiveInt, "max.message.bytes of topics "
+      + "created without one, with Kafka's meaning: the largest record batch produced over Kafka, as stored (after "
+      + "compression). Until issue 25 this key was the per-record limit, now default.max.record.bytes: set alone, "
+      + "the broker logs a warning at start.", false);
 
   public static final ConfigKey<Long> GROUP_MIN_SESSION_TIMEOUT_MS = new ConfigKey<>(
       "group.min.session.timeout.ms", "6000", s -> Parsers.longAtLeast(s, 100),
@@ -155,7 +162,7 @@ public final class BrokerKeys {
       MAX_REQUEST_BYTES, GRPC_MAX_CONCURRENT_STREAMS, OUTBOUND_MAX_BYTES, OUTBOUND_CLIENT_MAX_BYTES, MAX_TOPICS, MAX_PARTITIONS, MAX_GROUPS, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
       PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS,
       DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, RETENTION_CHECK_INTERVAL_MS,
-      DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_HEARTBEAT_INTERVAL_MS,
+      DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_HEARTBEAT_INTERVAL_MS,
       GROUP_JOURNAL_COMPACT_EVENTS,
       DISK_FREE_MIN_BYTES, DISK_HEADROOM_BYTES, DISK_FREE_PER_WRITER_BYTES, DISK_CHECK_INTERVAL_MS,
       HTTP_LISTEN, SHUTDOWN_GRACE_MS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD, TLS_CLIENT_CA_FILE,

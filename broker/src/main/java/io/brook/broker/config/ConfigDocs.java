@@ -30,8 +30,11 @@ public final class ConfigDocs {
     TOPIC_KEYS.put(TopicConfig.SEGMENT_ROLL, new String[] {"`default.segment.roll`",
         "segment length, one of `1s` (tests), `5m`, `10m`, `20m`, `30m`, `1h`, `2h`, `4h`, `6h`, `1d`, `1w`; "
             + "fixed at creation"});
+    TOPIC_KEYS.put(TopicConfig.MAX_RECORD_BYTES, new String[] {"`default.max.record.bytes`",
+        "largest record of a batch produced over gRPC, counted as key + value + header names and values "
+            + "(called `max.message.bytes` before issue 25; topics created then were migrated)"});
     TOPIC_KEYS.put(TopicConfig.MAX_MESSAGE_BYTES, new String[] {"`default.max.message.bytes`",
-        "largest record the topic takes, counted as key + value + header names and values"});
+        "Kafka's meaning: largest record batch produced over Kafka, as stored (after compression)"});
     TOPIC_KEYS.put(TopicConfig.TIMESTAMP_TYPE, new String[] {"`CreateTime`",
         "`CreateTime` (the producer's timestamp) or `LogAppendTime` (the broker's)"});
     GROUP_KEYS.put(GroupConfig.ACK_TIMEOUT_MS, new String[] {"`30000`",

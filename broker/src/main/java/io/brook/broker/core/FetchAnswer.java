@@ -1,10 +1,16 @@
 package io.brook.broker.core;
 
+import io.brook.broker.errors.BrokerError;
+import io.brook.broker.errors.BrokerException;
 import io.brook.broker.records.LogRecord;
+import io.brook.broker.storage.BatchCodec;
+import io.brook.broker.storage.BatchConversion;
+import io.brook.broker.storage.BatchHeader;
 import io.brook.broker.storage.BatchReadResult;
 import io.brook.broker.storage.ReadResult;
+import io.brook.broker.storage.StorageException;
 import io.brook.broker.topics.Partition;
-import io.brook.protocol.batch.BatchFormat;
+import io.brook.protocol.batch.BatchReader;
 import java.util.List;
 
 /**
@@ -21,6 +27,8 @@ final class FetchAnswer {
   private int bytes;
   /** Encoded size of the answer so far (an upper bound: each partition counts its overhead in full). */
   private int wire;
+  /** Decodes batches a reader needs in another version; made on the first such batch. */
+  private BatchReader converter;
 
   FetchAnswer(int maxRecords, int maxBytes, AnswerSize size) {
     this.maxRecords = maxRecords;
@@ -68,37 +76,83 @@ final class FetchAnswer {
   }
 
   /**
-   * Raw batches: the stored bytes go out as they are, without a copy; the client decodes them. A first
-   * batch that alone would break the cap and holds more than one record goes as records instead (to
-   * {@code records}), from {@code offset}, so that only a single record is ever larger than the cap.
+   * Raw batches, in the form the reader reads ({@link BatchForm}): stored bytes go out as they are,
+   * without a copy, when the form is the stored one; a batch in the other version is converted, and
+   * limits and the cap count what the reader receives. A first batch that alone would break the cap
+   * and holds more than one record goes as records instead (to {@code records}), from {@code offset},
+   * so that only a single record is ever larger than the cap; a Kafka reader takes no records, so
+   * its first batch always comes whole.
    *
    * @return the next offset
    */
-  long addBatches(Partition p, long offset, List<byte[]> out, List<LogRecord> records) {
-    int room = Math.max(0, Math.min(maxBytes - bytes, size.capBytes() - wire));
-    BatchReadResult br = p.readBatches(offset, maxRecords - this.records, room, this.records == 0);
-    long next = br.batches().isEmpty() ? br.nextOffset() : offset;
+  long addBatches(Partition p, long offset, BatchForm form, List<byte[]> out, List<LogRecord> records) {
+    long next = offset;
+    int read = 0;
     int added = 0;
-    for (byte[] batch : br.batches()) {
-      int batchSize = size.batchSize(batch.length);
-      int count = BatchFormat.intAt(batch, BatchFormat.RECORD_COUNT);
-      if (wire + batchSize > size.capBytes()) {
-        if (this.records > 0 || added > 0) {
-          break; // the stored batches' framing took the last bytes: the rest come next time
+    reading:
+    while (true) {
+      int room = Math.max(0, Math.min(maxBytes - bytes - added, size.capBytes() - wire));
+      BatchReadResult br = p.readBatches(next, maxRecords - this.records - read, room, this.records + read == 0);
+      if (br.batches().isEmpty() && form != BatchForm.STORED_AS_IS && this.records + read > 0) {
+        // The log sizes its read by stored bytes: the next batch may fit once converted (a Kafka
+        // batch inside version 2 is always smaller; version 1 of an uncompressed one too), so it is
+        // read alone and measured as the reader will receive it.
+        br = p.readBatches(next, 1, 0, true);
+      }
+      if (br.batches().isEmpty()) {
+        if (read == 0) {
+          next = br.nextOffset();
         }
-        if (count > 1) {
+        break;
+      }
+      for (byte[] stored : br.batches()) {
+        BatchHeader h;
+        byte[] batch;
+        try {
+          h = BatchCodec.header(stored, 0, stored.length);
+          batch = inForm(stored, form);
+        } catch (StorageException e) {
+          throw new BrokerException(BrokerError.STORAGE_ERROR, "read of " + p.name() + " failed: " + e.getMessage());
+        }
+        int batchSize = size.batchSize(batch.length);
+        boolean first = this.records + read == 0;
+        if (!first && (wire + batchSize > size.capBytes() || bytes + added + batch.length > maxBytes)) {
+          break reading; // the batches' framing or a conversion took the last bytes: the rest come next time
+        }
+        if (first && wire + batchSize > size.capBytes() && h.recordCount() > 1 && form != BatchForm.KAFKA) {
           return addRecords(p, offset, records);
         }
+        out.add(batch);
+        wire += batchSize;
+        added += batch.length;
+        read += (int) (h.nextOffset() - next);
+        next = h.nextOffset();
       }
-      out.add(batch);
-      wire += batchSize;
-      added += batch.length;
-      next = BatchFormat.longAt(batch, BatchFormat.BASE_OFFSET) + count;
+      // As stored, the log's sizes are the reader's and one read is all; converted, read on into
+      // the room the conversion left.
+      if (form == BatchForm.STORED_AS_IS || this.records + read >= maxRecords) {
+        break;
+      }
     }
-    int read = (int) (next - offset);
     this.records += read;
     bytes += added;
     p.topic().traffic().fetched(read, added);
     return next;
+  }
+
+  private byte[] inForm(byte[] stored, BatchForm form) {
+    return switch (form) {
+      case STORED_AS_IS -> stored;
+      case STORED_V1 -> BatchConversion.toVersion1(stored, reader());
+      case KAFKA -> BatchConversion.toKafka(stored, reader());
+      case RECORDS -> throw new IllegalArgumentException("records are not read as batches");
+    };
+  }
+
+  private BatchReader reader() {
+    if (converter == null) {
+      converter = new BatchReader();
+    }
+    return converter;
   }
 }

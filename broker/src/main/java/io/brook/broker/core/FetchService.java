@@ -52,7 +52,7 @@ public final class FetchService {
         start = p.startOffset();
         end = p.endOffset();
         if (answer.hasRoom()) {
-          next = query.rawBatches() ? answer.addBatches(p, at.offset(), batches, records)
+          next = query.form().raw() ? answer.addBatches(p, at.offset(), query.form(), batches, records)
               : answer.addRecords(p, at.offset(), records);
           end = Math.max(p.endOffset(), next);
         }

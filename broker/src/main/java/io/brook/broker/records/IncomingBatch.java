@@ -1,11 +1,12 @@
 package io.brook.broker.records;
 
+import io.brook.protocol.batch.KafkaBatch;
 import java.util.List;
 
 /**
  * A batch of records as a producer sent it, before anything checked it: one case per form a door
  * can receive. Every case goes through {@code topics.BatchValidator} once, and only what it returns
- * can be appended. The Kafka door adds its record batch (v2) as a further case.
+ * can be appended.
  */
 public sealed interface IncomingBatch {
   /** How many records the producer says the batch holds. */
@@ -37,4 +38,25 @@ public sealed interface IncomingBatch {
    */
   record Encoded(byte[] array, int offset, int length, int recordCount, long baseTimestamp)
       implements IncomingBatch {}
+
+  /**
+   * One Kafka record batch v2 exactly as a Kafka producer sent it (D37), read in place in the
+   * request's memory: header, then records, compressed or not. Nothing here is trusted until validated.
+   *
+   * @param array holds the batch at {@code [offset, offset + length)}; not copied, not changed
+   */
+  record Kafka(byte[] array, int offset, int length) implements IncomingBatch {
+    public Kafka {
+      if (offset < 0 || length < 0 || offset > array.length - length) {
+        throw new IllegalArgumentException("[" + offset + ", " + offset + " + " + length + ") is outside "
+            + array.length + " bytes");
+      }
+    }
+
+    /** The count its header declares; 0 when the bytes are too few to hold a header. */
+    @Override
+    public int recordCount() {
+      return length < KafkaBatch.HEADER_SIZE ? 0 : KafkaBatch.recordCount(array, offset);
+    }
+  }
 }

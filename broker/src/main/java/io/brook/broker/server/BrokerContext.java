@@ -5,6 +5,7 @@ import io.brook.broker.api.Draining;
 import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
 import io.brook.broker.config.CrossKeyRules;
+import io.brook.broker.config.TopicDefaults;
 import io.brook.broker.core.AckService;
 import io.brook.broker.core.FetchService;
 import io.brook.broker.core.GroupService;
@@ -131,9 +132,7 @@ final class BrokerContext {
     grpcExecutor = Executors.newFixedThreadPool(config.get(BrokerKeys.GRPC_THREADS), threads("grpc"));
     readExecutor = Executors.newFixedThreadPool(config.get(BrokerKeys.READ_THREADS), threads("read"));
     timer = Executors.newSingleThreadScheduledExecutor(threads("timer"));
-    TopicConfig defaults = TopicConfig.defaults(config.get(BrokerKeys.DEFAULT_RETENTION_MS),
-        config.get(BrokerKeys.DEFAULT_RETENTION_BYTES), config.get(BrokerKeys.DEFAULT_SEGMENT_ROLL),
-        config.get(BrokerKeys.DEFAULT_MAX_MESSAGE_BYTES));
+    TopicConfig defaults = TopicDefaults.of(config);
     topics = new TopicManager(dataDir, defaults, config.get(BrokerKeys.DEFAULT_PARTITIONS), logFactory, clock);
     topics.limits(config.get(BrokerKeys.MAX_TOPICS), config.get(BrokerKeys.MAX_PARTITIONS));
     retention = new Retention(topics, clock);

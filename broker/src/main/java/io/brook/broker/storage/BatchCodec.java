@@ -1,111 +1,54 @@
 package io.brook.broker.storage;
 
 import io.brook.broker.records.LogRecord;
-import io.brook.broker.records.RecordHeader;
-import io.brook.broker.records.EncodedRecords;
 import io.brook.broker.records.ProducerStamp;
-import static io.brook.protocol.batch.BatchFormat.*;
-
+import io.brook.broker.records.RecordHeader;
 import io.brook.protocol.batch.BatchFormat;
 import io.brook.protocol.batch.BatchReader;
 import io.brook.protocol.batch.CorruptBatchException;
+import io.brook.protocol.batch.KafkaBatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
  * Encodes and decodes stored batches. The layout is {@link BatchFormat}, shared with the clients
- * that fetch raw batches; this class turns {@link LogRecord}s into it and back. Every engine (the
+ * that fetch raw batches: appends write version 2 (D37, {@link Version2Encoder}); everything that
+ * reads takes version 1 too, which data directories written before issue 25 hold. Every engine (the
  * Chronicle log, the tests' memory log), the offline dump and the codec benchmark use it, so it is public.
  */
 public final class BatchCodec {
+  /** The most bytes a stored batch's header takes: what a header-only read copies. */
+  public static final int MAX_HEADER_SIZE = Math.max(BatchFormat.HEADER_SIZE_WITH_PRODUCER,
+      BatchFormat.V2_PREFIX_SIZE + KafkaBatch.HEADER_SIZE);
+
   private BatchCodec() {}
 
   /**
-   * Encodes a batch into {@code out} (reset first) and returns its header. For a batch of
-   * {@link EncodedRecords} only the header goes into {@code out}: the stored batch is {@code out}'s
-   * bytes followed by the encoded section, which the caller copies from where it is.
+   * Encodes a batch in version 2 into {@code out} (reset first) and returns its header. For a Kafka
+   * batch only the prefix and the Kafka header go into {@code out}: the stored batch is {@code out}'s
+   * bytes followed by the Kafka batch's records, which the caller copies from where they are
+   * ({@link #kafkaRecordsFrom}).
    *
    * @param previousRunningMax the running max timestamp of the partition before this batch
    */
   public static BatchHeader encode(ByteWriter out, AppendBatch batch, long baseOffset, long previousRunningMax,
       long logPosition, CRC32C crc) {
-    out.reset();
-    boolean producer = !batch.producer().isNone();
-    int headerSize = producer ? HEADER_SIZE_WITH_PRODUCER : HEADER_SIZE;
-    out.position(headerSize);
-    long baseTimestamp;
-    long maxTimestamp;
-    int recordsLength;
-    crc.reset();
-    EncodedRecords encoded = batch.encoded();
-    if (encoded != null) {
-      baseTimestamp = encoded.baseTimestamp();
-      maxTimestamp = batch.logAppendTime() ? batch.appendTimeMs() : encoded.maxTimestamp();
-      recordsLength = encoded.length();
-      crc.update(encoded.array(), encoded.offset(), recordsLength);
-    } else {
-      List<LogRecord> records = batch.records();
-      baseTimestamp = timestampOf(records.get(0), batch);
-      maxTimestamp = Long.MIN_VALUE;
-      for (LogRecord r : records) {
-        long ts = timestampOf(r, batch);
-        maxTimestamp = Math.max(maxTimestamp, ts);
-        writeRecord(out, r, ts - baseTimestamp);
-      }
-      recordsLength = out.position() - headerSize;
-      crc.update(out.array(), headerSize, recordsLength);
-    }
-    long runningMax = Math.max(previousRunningMax, maxTimestamp);
-    int count = batch.recordCount();
-    long appendTime = batch.appendTimeMs();
-    byte[] b = out.array();
-    b[0] = VERSION;
-    b[ATTRIBUTES] = (byte) ((batch.logAppendTime() ? ATTR_LOG_APPEND_TIME : 0) | (producer ? ATTR_PRODUCER : 0));
-    out.putIntAt(RECORD_COUNT, count);
-    out.putLongAt(BASE_OFFSET, baseOffset);
-    out.putLongAt(BASE_TIMESTAMP, baseTimestamp);
-    out.putLongAt(RUNNING_MAX_TIMESTAMP, runningMax);
-    out.putLongAt(APPEND_TIME, appendTime);
-    out.putLongAt(LOG_POSITION, logPosition);
-    out.putIntAt(CRC, (int) crc.getValue());
-    out.putIntAt(RECORDS_LENGTH, recordsLength);
-    if (producer) {
-      out.putLongAt(PRODUCER_ID, batch.producer().producerId());
-      out.putShortAt(PRODUCER_EPOCH, batch.producer().epoch());
-      out.putIntAt(BASE_SEQUENCE, batch.producer().baseSequence());
-    }
-    return new BatchHeader(count, baseOffset, runningMax, appendTime, logPosition, headerSize + recordsLength);
+    return Version2Encoder.encode(out, batch, baseOffset, previousRunningMax, logPosition, crc);
   }
 
-  private static void writeRecord(ByteWriter out, LogRecord r, long timestampDelta) {
-    out.putVarint(bodyLength(r, timestampDelta));
-    out.putZigZagLong(timestampDelta);
-    out.putVarint(r.key() == null ? 0 : r.key().length + 1);
-    if (r.key() != null) {
-      out.putBytes(r.key());
-    }
-    out.putVarint(r.value().length);
-    out.putBytes(r.value());
-    out.putVarint(r.headers().size());
-    for (RecordHeader h : r.headers()) {
-      out.putVarint(h.nameUtf8().length);
-      out.putBytes(h.nameUtf8());
-      out.putVarint(h.value().length);
-      out.putBytes(h.value());
-    }
+  /** Where the records of {@code batch}'s Kafka batch start in its array (they follow {@link #encode}'s bytes). */
+  public static int kafkaRecordsFrom(AppendBatch batch) {
+    return batch.kafka().offset() + KafkaBatch.HEADER_SIZE;
   }
 
-  /** The encoded size of a record's body, so its length prefix is written once, before it. */
-  private static int bodyLength(LogRecord r, long timestampDelta) {
-    int keyField = r.key() == null ? 0 : r.key().length + 1;
-    int size = ByteWriter.zigZagSize(timestampDelta) + ByteWriter.varintSize(keyField) + Math.max(0, keyField - 1)
-        + ByteWriter.varintSize(r.value().length) + r.value().length + ByteWriter.varintSize(r.headers().size());
-    for (RecordHeader h : r.headers()) {
-      size += ByteWriter.varintSize(h.nameUtf8().length) + h.nameUtf8().length
-          + ByteWriter.varintSize(h.value().length) + h.value().length;
-    }
-    return size;
+  /** How many bytes of records follow {@link #encode}'s output: a Kafka batch's, else none. */
+  public static int kafkaRecordsLength(AppendBatch batch) {
+    return batch.kafka() == null ? 0 : batch.kafka().length() - KafkaBatch.HEADER_SIZE;
+  }
+
+  static long timestampOf(LogRecord r, AppendBatch batch) {
+    return batch.logAppendTime() || r.timestamp() < 0 ? batch.appendTimeMs() : r.timestamp();
   }
 
   public static BatchInfo info(byte[] b, int from, int length) {
@@ -115,28 +58,50 @@ public final class BatchCodec {
 
   /** The producer fields of a stored batch, or {@link ProducerStamp#NONE}. */
   public static ProducerStamp producer(byte[] b, int from) {
-    if ((b[from + ATTRIBUTES] & ATTR_PRODUCER) == 0) {
+    if (b[from] == BatchFormat.VERSION_2) {
+      int k = from + BatchFormat.V2_PREFIX_SIZE;
+      long id = KafkaBatch.producerId(b, k);
+      return id < 0 ? ProducerStamp.NONE
+          : new ProducerStamp(id, KafkaBatch.producerEpoch(b, k), KafkaBatch.baseSequence(b, k));
+    }
+    if ((b[from + BatchFormat.ATTRIBUTES] & BatchFormat.ATTR_PRODUCER) == 0) {
       return ProducerStamp.NONE;
     }
-    return new ProducerStamp(longAt(b, from + PRODUCER_ID), shortAt(b, from + PRODUCER_EPOCH),
-        intAt(b, from + BASE_SEQUENCE));
+    return new ProducerStamp(BatchFormat.longAt(b, from + BatchFormat.PRODUCER_ID),
+        BatchFormat.shortAt(b, from + BatchFormat.PRODUCER_EPOCH), BatchFormat.intAt(b, from + BatchFormat.BASE_SEQUENCE));
   }
 
-  private static long timestampOf(LogRecord r, AppendBatch batch) {
-    return batch.logAppendTime() || r.timestamp() < 0 ? batch.appendTimeMs() : r.timestamp();
-  }
-
-  /** Reads the header of a stored batch held in {@code b[from, from + length)}. */
+  /**
+   * Reads the header of a stored batch of {@code length} bytes whose first bytes (at least
+   * {@link #MAX_HEADER_SIZE}, or all) are in {@code b[from...]}. For version 2 the record count is the
+   * offsets the Kafka batch spans (its last offset delta + 1), which the validator made its count.
+   */
   public static BatchHeader header(byte[] b, int from, int length) {
-    if (length < HEADER_SIZE || b[from] != VERSION) {
-      throw new StorageException("corrupt batch: length " + length + ", version " + (length > 0 ? b[from] : -1));
+    byte version = length > 0 ? b[from] : -1;
+    if (version == BatchFormat.VERSION && length >= BatchFormat.HEADER_SIZE) {
+      return new BatchHeader(BatchFormat.intAt(b, from + BatchFormat.RECORD_COUNT),
+          BatchFormat.longAt(b, from + BatchFormat.BASE_OFFSET),
+          BatchFormat.longAt(b, from + BatchFormat.RUNNING_MAX_TIMESTAMP),
+          BatchFormat.longAt(b, from + BatchFormat.APPEND_TIME), BatchFormat.longAt(b, from + BatchFormat.LOG_POSITION),
+          length);
     }
-    return new BatchHeader(intAt(b, from + RECORD_COUNT), longAt(b, from + BASE_OFFSET),
-        longAt(b, from + RUNNING_MAX_TIMESTAMP), longAt(b, from + APPEND_TIME),
-        longAt(b, from + LOG_POSITION), length);
+    int k = from + BatchFormat.V2_PREFIX_SIZE;
+    if (version == BatchFormat.VERSION_2 && length >= BatchFormat.V2_PREFIX_SIZE + KafkaBatch.HEADER_SIZE
+        && b[k + KafkaBatch.MAGIC] == KafkaBatch.MAGIC_V2
+        && KafkaBatch.intAt(b, k + KafkaBatch.BATCH_LENGTH) == length - BatchFormat.V2_PREFIX_SIZE - KafkaBatch.LOG_OVERHEAD) {
+      return new BatchHeader(KafkaBatch.lastOffsetDelta(b, k) + 1, KafkaBatch.baseOffset(b, k),
+          BatchFormat.longAt(b, from + BatchFormat.V2_RUNNING_MAX_TIMESTAMP),
+          BatchFormat.longAt(b, from + BatchFormat.V2_APPEND_TIME), BatchFormat.longAt(b, from + BatchFormat.V2_LOG_POSITION),
+          length);
+    }
+    if (version > BatchFormat.VERSION_2) {
+      throw new StorageException("batch of format version " + version + ", which this broker does not know: a newer "
+          + "Brook wrote it (downgrading is not supported)");
+    }
+    throw new StorageException("corrupt batch: length " + length + ", version " + version);
   }
 
-  /** True when the records section matches the stored CRC32C. */
+  /** True when the batch matches its CRC32C (version 1: of the records section; version 2: Kafka's). */
   public static boolean checksumMatches(byte[] b, int from, int length, CRC32C crc) {
     return BatchFormat.checksumMatches(b, from, length, crc);
   }
@@ -160,14 +125,7 @@ public final class BatchCodec {
         if (!out.isEmpty() && bytes + size > maxBytes) {
           break;
         }
-        List<RecordHeader> headers = List.of();
-        if (in.headerCount() > 0) {
-          headers = new ArrayList<>(in.headerCount());
-          for (int j = 0; j < in.headerCount(); j++) {
-            headers.add(new RecordHeader(in.copyHeaderName(j), in.copyHeaderValue(j)));
-          }
-        }
-        out.add(new LogRecord(in.offset(), in.timestamp(), in.copyKey(), in.copyValue(), headers));
+        out.add(toRecord(in));
         added++;
         bytes += size;
       }
@@ -175,6 +133,18 @@ public final class BatchCodec {
     } catch (CorruptBatchException e) {
       throw new StorageException(e.getMessage());
     }
+  }
+
+  /** The reader's current record, copied (a Kafka null value or header value becomes empty: D45). */
+  static LogRecord toRecord(BatchReader in) {
+    List<RecordHeader> headers = List.of();
+    if (in.headerCount() > 0) {
+      headers = new ArrayList<>(in.headerCount());
+      for (int j = 0; j < in.headerCount(); j++) {
+        headers.add(new RecordHeader(in.copyHeaderName(j), in.copyHeaderValue(j)));
+      }
+    }
+    return new LogRecord(in.offset(), in.timestamp(), in.copyKey(), in.copyValue(), headers);
   }
 
   /** The offset of the first record in the batch with a timestamp at or after {@code timestampMs}, or -1. */

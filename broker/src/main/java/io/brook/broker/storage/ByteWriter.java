@@ -64,6 +64,12 @@ public final class ByteWriter {
     pos += b.length;
   }
 
+  public void putBytes(byte[] b, int from, int length) {
+    ensure(length);
+    System.arraycopy(b, from, buf, pos, length);
+    pos += length;
+  }
+
   /** Unsigned LEB128. */
   public void putVarint(int v) {
     ensure(5);

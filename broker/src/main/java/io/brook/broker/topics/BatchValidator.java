@@ -4,7 +4,9 @@ import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.records.EncodedRecords;
 import io.brook.broker.records.IncomingBatch;
+import io.brook.broker.records.KafkaRecords;
 import io.brook.broker.records.LogRecord;
+import io.brook.broker.records.ProducerStamp;
 import io.brook.protocol.batch.BatchReader;
 import io.brook.protocol.batch.CorruptBatchException;
 import java.util.ArrayList;
@@ -13,10 +15,11 @@ import java.util.List;
 
 /**
  * The one place a produced batch is checked, whatever door and form it came by (Kafka's
- * LogValidator is the model): the record count against max.batch.records, every record against the
- * topic's max.message.bytes and timestamp rules, and an encoded section's every length, count and
- * header name. What it returns, a {@link ValidatedBatch}, is the only thing a {@link Partition}
- * appends, and only this class can make one.
+ * LogValidator is the model): the record count against max.batch.records, every gRPC record against
+ * the topic's max.record.bytes and timestamp rules, an encoded section's every length, count and
+ * header name, and a Kafka batch as Kafka checks it ({@link KafkaBatchValidation}). What it returns,
+ * a {@link ValidatedBatch}, is the only thing a {@link Partition} appends, and only this class can
+ * make one.
  */
 public final class BatchValidator {
   private final int maxBatchRecords;
@@ -40,6 +43,10 @@ public final class BatchValidator {
     if (batch instanceof IncomingBatch.Encoded encoded) {
       return encoded(topic, where, encoded);
     }
+    if (batch instanceof IncomingBatch.Kafka kafka) {
+      KafkaRecords valid = KafkaBatchValidation.check(topic, where, kafka, maxBatchRecords);
+      return new ValidatedBatch(topic, null, null, valid, valid.payloadBytes());
+    }
     throw new IllegalArgumentException("no validation for " + batch.getClass().getSimpleName());
   }
 
@@ -60,7 +67,7 @@ public final class BatchValidator {
       checkSize(topic, i, size, current, where);
       payload += size;
     }
-    return new ValidatedBatch(topic, records, null, payload);
+    return new ValidatedBatch(topic, records, null, null, payload);
   }
 
   /** One pass over the section, reading no more than the lengths and header names; nothing is copied. */
@@ -96,7 +103,7 @@ public final class BatchValidator {
     }
     EncodedRecords records = new EncodedRecords(array, batch.offset(), batch.length(), count, batch.baseTimestamp(),
         maxTimestamp, payload);
-    return new ValidatedBatch(topic, null, records, payload);
+    return new ValidatedBatch(topic, null, records, null, payload);
   }
 
   /**
@@ -105,7 +112,7 @@ public final class BatchValidator {
    * record its topic took must always be dead-letterable, and the origin headers make it larger.
    */
   static ValidatedBatch deadLetter(Topic topic, LogRecord record) {
-    return new ValidatedBatch(topic, List.of(record), null, record.payloadSize());
+    return new ValidatedBatch(topic, List.of(record), null, null, record.payloadSize());
   }
 
   private void checkCount(int count, String where, String emptyDetail) {
@@ -119,12 +126,12 @@ public final class BatchValidator {
     }
   }
 
-  /** One record's size (key, value, headers) against max.message.bytes. */
+  /** One record's size (key, value, headers) against max.record.bytes. */
   private static void checkSize(Topic topic, int i, int size, TopicConfig current, String where) {
-    if (size > current.maxMessageBytes()) {
+    if (size > current.maxRecordBytes()) {
       throw new BrokerException(BrokerError.RECORD_TOO_LARGE, "record " + i + " of the batch for " + where
-          + " is " + size + " bytes; topic " + topic.name() + " takes at most " + current.maxMessageBytes()
-          + " (max.message.bytes)");
+          + " is " + size + " bytes; topic " + topic.name() + " takes at most " + current.maxRecordBytes()
+          + " (" + TopicConfig.MAX_RECORD_BYTES + ")");
     }
   }
 
@@ -136,12 +143,15 @@ public final class BatchValidator {
     private final Topic topic;
     private final List<LogRecord> records;
     private final EncodedRecords encoded;
+    private final KafkaRecords kafka;
     private final long payloadBytes;
 
-    private ValidatedBatch(Topic topic, List<LogRecord> records, EncodedRecords encoded, long payloadBytes) {
+    private ValidatedBatch(Topic topic, List<LogRecord> records, EncodedRecords encoded, KafkaRecords kafka,
+        long payloadBytes) {
       this.topic = topic;
       this.records = records;
       this.encoded = encoded;
+      this.kafka = kafka;
       this.payloadBytes = payloadBytes;
     }
 
@@ -151,7 +161,16 @@ public final class BatchValidator {
     }
 
     public int recordCount() {
-      return records != null ? records.size() : encoded.count();
+      return records != null ? records.size() : encoded != null ? encoded.count() : kafka.count();
+    }
+
+    /**
+     * The producer fields a Kafka batch carries in its header (Kafka's idempotence), or
+     * {@link ProducerStamp#NONE}; a gRPC batch's come with its request, not with its records. A Kafka
+     * batch that has them is appended with {@link Partition#appendIdempotent} and exactly these.
+     */
+    public ProducerStamp producer() {
+      return kafka != null ? kafka.producer() : ProducerStamp.NONE;
     }
 
     /** The listed records (for the broker to partition them by key), or null for an encoded batch. */
@@ -165,7 +184,7 @@ public final class BatchValidator {
      */
     public ValidatedBatch part(List<Integer> indexes) {
       if (records == null) {
-        throw new IllegalStateException("only listed records are split; an encoded batch names its partition");
+        throw new IllegalStateException("only listed records are split; encoded and Kafka batches name their partition");
       }
       List<LogRecord> part = new ArrayList<>(indexes.size());
       long payload = 0;
@@ -174,7 +193,7 @@ public final class BatchValidator {
         part.add(r);
         payload += r.payloadSize();
       }
-      return new ValidatedBatch(topic, part, null, payload);
+      return new ValidatedBatch(topic, part, null, null, payload);
     }
 
     List<LogRecord> listed() {
@@ -183,6 +202,10 @@ public final class BatchValidator {
 
     EncodedRecords encoded() {
       return encoded;
+    }
+
+    KafkaRecords kafka() {
+      return kafka;
     }
 
     long payloadBytes() {

@@ -179,6 +179,13 @@ public final class Partition {
           + batch.topic().id() + ") cannot be appended to " + name() + " (id " + topic.id() + ")");
     }
     boolean logAppendTime = topic.config().logAppendTime();
+    if (batch.kafka() != null) { // its producer fields travel in its header: the stamp must be them
+      if (!stamp.equals(batch.producer())) {
+        throw new IllegalArgumentException("a Kafka batch with producer fields " + batch.producer()
+            + " is appended with exactly those (appendIdempotent), got " + stamp);
+      }
+      return AppendBatch.kafka(batch.kafka(), nowMs, logAppendTime);
+    }
     return batch.encoded() != null ? AppendBatch.encoded(batch.encoded(), nowMs, logAppendTime, stamp)
         : new AppendBatch(batch.listed(), nowMs, logAppendTime, stamp);
   }

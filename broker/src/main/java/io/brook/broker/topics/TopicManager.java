@@ -84,7 +84,7 @@ public final class TopicManager implements AutoCloseable {
             log.warn("Ignoring {}: no {} (not a topic)", dir, TopicMetadata.FILE);
             continue;
           }
-          TopicMetadata m = TopicMetadata.read(dir);
+          TopicMetadata m = TopicMetadata.readMigrating(dir);
           open(m);
         }
       }

@@ -56,7 +56,7 @@ class BadBatchContractIT {
     wire = new Wire(broker.channel());
     async = ProduceServiceGrpc.newStub(broker.channel());
     wire.admin.createTopic(CreateTopicRequest.newBuilder().setName(TOPIC).setPartitions(2)
-        .putConfig("max.message.bytes", "100").build());
+        .putConfig("max.record.bytes", "100").build());
     producer = wire.produce.initProducer(InitProducerRequest.getDefaultInstance());
   }
 
@@ -93,7 +93,7 @@ class BadBatchContractIT {
             "batch for {where} has 6 records; the broker takes at most 5 (max.batch.records)"),
         new Bad("a record too large", ProduceBatch.newBuilder().addRecords(Wire.keyed("k", "fine")).addRecords(big),
             ErrorCode.ERROR_CODE_RECORD_TOO_LARGE,
-            "record 1 of the batch for {where} is 101 bytes; topic contract takes at most 100 (max.message.bytes)"),
+            "record 1 of the batch for {where} is 101 bytes; topic contract takes at most 100 (max.record.bytes)"),
         new Bad("a negative timestamp", ProduceBatch.newBuilder().addRecords(Wire.value("a"))
             .addRecords(Wire.value("b").toBuilder().setTimestampMs(-5)), ErrorCode.ERROR_CODE_INVALID_RECORD,
             "record 1 has a negative timestamp -5 (leave timestamp_ms unset for the broker's time)"),
@@ -124,7 +124,7 @@ class BadBatchContractIT {
         new Bad("fewer records than it says", encoded(4, three.toByteArray()), ErrorCode.ERROR_CODE_INVALID_RECORD,
             "encoded_records of the batch for {where} do not hold 4 well-formed records: "),
         new Bad("a record too large", single(0, new byte[101], new String[0]), ErrorCode.ERROR_CODE_RECORD_TOO_LARGE,
-            "record 0 of the batch for {where} is 101 bytes; topic contract takes at most 100 (max.message.bytes)"),
+            "record 0 of the batch for {where} is 101 bytes; topic contract takes at most 100 (max.record.bytes)"),
         new Bad("a negative timestamp", single(-T - 1, utf8("v"), new String[0]), ErrorCode.ERROR_CODE_INVALID_RECORD,
             "record 0 of the batch for {where} has a negative timestamp -1"),
         new Bad("a header name not UTF-8", encoded(1, name), ErrorCode.ERROR_CODE_INVALID_RECORD,

@@ -145,7 +145,7 @@ class BadInputIT {
   @Test
   void badBatchesFailAloneWithAClearPerBatchError() {
     wire.admin.createTopic(CreateTopicRequest.newBuilder().setName("small").setPartitions(2)
-        .putConfig("max.message.bytes", "1000").build());
+        .putConfig("max.record.bytes", "1000").build());
     Record large = Record.newBuilder().setValue(ByteString.copyFrom(new byte[1001])).build();
     ProduceBatch.Builder tooMany = ProduceBatch.newBuilder().setTopic("small").setPartition(0);
     for (int i = 0; i < 101; i++) {
@@ -178,7 +178,7 @@ class BadInputIT {
         ErrorCode.ERROR_CODE_INVALID_RECORD,
         ErrorCode.ERROR_CODE_RECORD_TOO_LARGE,
         ErrorCode.ERROR_CODE_UNSPECIFIED);
-    assertThat(r.getResults(2).getErrorMessage()).contains("1001 bytes").contains("max.message.bytes");
+    assertThat(r.getResults(2).getErrorMessage()).contains("1001 bytes").contains("max.record.bytes");
     assertThat(r.getResults(3).getErrorMessage()).contains("101 records").contains("max.batch.records");
     assertThat(r.getResults(5).getErrorMessage()).contains("no partition 7");
     assertThat(wire.readAll("small", 0)).extracting(x -> x.getValue().toStringUtf8()).containsExactly("good");
@@ -188,7 +188,7 @@ class BadInputIT {
   @Test
   void maxMessageBytesCountsKeyValueAndHeaders() {
     wire.admin.createTopic(CreateTopicRequest.newBuilder().setName("counted").setPartitions(1)
-        .putConfig("max.message.bytes", "100").build());
+        .putConfig("max.record.bytes", "100").build());
     // key "kkkk" (4) + value + header "ab" = "cd" (2 + 2): 100 bytes fit, 101 do not, as API.md §1.5 says
     ProduceResponse r = wire.produce.produce(ProduceRequest.newBuilder()
         .addBatches(ProduceBatch.newBuilder().setTopic("counted").setPartition(0).addRecords(headed(92)))

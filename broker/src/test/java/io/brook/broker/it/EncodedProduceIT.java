@@ -99,7 +99,7 @@ class EncodedProduceIT {
   @Test
   void aSectionThatDoesNotHoldWhatItSaysIsRefusedWholeWithItsReason() {
     wire.admin.createTopic(CreateTopicRequest.newBuilder().setName("enc-bad").setPartitions(1)
-        .putConfig("max.message.bytes", "100").build());
+        .putConfig("max.record.bytes", "100").build());
     ByteString good = threeRecords();
     refused(encoded("enc-bad", 2, good), ErrorCode.ERROR_CODE_INVALID_RECORD, "bytes after its 2 records");
     refused(encoded("enc-bad", 4, good), ErrorCode.ERROR_CODE_INVALID_RECORD, "needs 1 bytes");

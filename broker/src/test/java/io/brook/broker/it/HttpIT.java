@@ -112,7 +112,7 @@ class HttpIT {
         for (int i = 0; i < 4; i++) { // after the commit: the group lags by these
           producer.sendSync(new ProducerRecord<>(TOPIC, 0, "k", "later-" + i));
         }
-        admin.createTopic(NewTopic.of("tiny").withConfig("max.message.bytes", "100"));
+        admin.createTopic(NewTopic.of("tiny").withConfig("max.record.bytes", "100"));
         assertThatThrownBy(() -> producer.sendSync(new ProducerRecord<>("tiny", 0, "k", "x".repeat(500))))
             .as("a batch refused inside a produce answer, for the metric");
       }

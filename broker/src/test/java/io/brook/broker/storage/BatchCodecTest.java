@@ -14,6 +14,7 @@ import java.util.Random;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
+/** The stored-batch codec: what appends write (version 2) decodes to what was appended. */
 class BatchCodecTest {
   final ByteWriter out = new ByteWriter(16);
   final CRC32C crc = new CRC32C();
@@ -46,13 +47,14 @@ class BatchCodecTest {
   }
 
   @Test
-  void producerFieldsAreStoredOnlyForProducerBatches() {
+  void producerFieldsAreStoredInTheKafkaHeaderAndNoneIsMinusOne() {
     List<LogRecord> one = List.of(LogRecord.of(null, new byte[] {1}, -1, List.of()));
     int plain = BatchCodec.encode(out, AppendBatch.of(one, 1), 0, 0, 0, crc).storedLength();
+    assertThat(BatchCodec.producer(Arrays.copyOf(out.array(), out.position()), 0).isNone()).isTrue();
     BatchHeader h = BatchCodec.encode(out,
         new AppendBatch(one, 1, false, new ProducerStamp(77, (short) 3, 1234)), 0, 0, 0, crc);
     byte[] stored = Arrays.copyOf(out.array(), out.position());
-    assertThat(h.storedLength()).isEqualTo(plain + 14);
+    assertThat(h.storedLength()).as("version 2 has room for them in every header").isEqualTo(plain);
     assertThat(BatchCodec.producer(stored, 0)).isEqualTo(new ProducerStamp(77, (short) 3, 1234));
     List<LogRecord> back = new ArrayList<>();
     BatchCodec.decode(stored, 0, stored.length, 0, 10, 100, back, new BatchReader());
@@ -66,6 +68,6 @@ class BatchCodecTest {
     stored[stored.length - 3] ^= 1;
     assertThat(BatchCodec.checksumMatches(stored, 0, stored.length, crc)).isFalse();
     assertThatThrownBy(() -> BatchCodec.decode(stored, 0, stored.length - 20, 0, 10, 1000, new ArrayList<>(),
-        new BatchReader())).isInstanceOf(StorageException.class).hasMessageContaining("corrupt batch");
+        new BatchReader())).isInstanceOf(StorageException.class).hasMessageContaining("corrupt Kafka batch");
   }
 }

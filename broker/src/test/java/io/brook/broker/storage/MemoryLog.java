@@ -42,9 +42,9 @@ public final class MemoryLog implements PartitionLog {
     BatchHeader h = BatchCodec.encode(scratch, batch, endOffset, runningMax, endLogPosition, crc);
     int headerLength = scratch.position();
     byte[] stored = java.util.Arrays.copyOf(scratch.array(), h.storedLength());
-    EncodedRecords encoded = batch.encoded();
-    if (encoded != null) {
-      System.arraycopy(encoded.array(), encoded.offset(), stored, headerLength, encoded.length());
+    if (batch.kafka() != null) {
+      System.arraycopy(batch.kafka().array(), BatchCodec.kafkaRecordsFrom(batch), stored, headerLength,
+          BatchCodec.kafkaRecordsLength(batch));
     }
     batches.add(stored);
     headers.add(h);

@@ -358,19 +358,22 @@ class PartitionLogContractTest {
 
   @ParameterizedTest
   @MethodSource("implementations")
-  void encodedRecordsAreStoredAsTheyCameAndReadBackLikeListedOnes(String impl) {
+  void encodedRecordsAreStoredInVersion2AndReadBackLikeListedOnes(String impl) {
     PartitionLog log = open(impl);
     List<RecordHeader> headers = List.of(RecordHeader.of("h", bytes("1")), RecordHeader.of("\u00e9t\u00e9", new byte[0]));
-    log.append(AppendBatch.of(List.of(
+    List<LogRecord> records = List.of(
         LogRecord.of(null, bytes("no key"), T0 - 5000, List.of()),
         LogRecord.of(new byte[0], bytes("empty key"), T0 + 9, headers),
-        LogRecord.of(bytes("k"), new byte[0], T0 + 7, List.of())), T0));
-    byte[] listed = log.readBatches(0, 10, 1 << 20, true).batches().get(0);
-    int headerSize = io.brook.protocol.batch.BatchFormat.headerSize(listed, 0);
-    int sectionLength = listed.length - headerSize;
-    // The section as a producer sends it, inside a larger array as a parsed request holds it.
+        LogRecord.of(bytes("k"), new byte[0], T0 + 7, List.of()));
+    log.append(AppendBatch.of(records, T0));
+    // The section as Brook's producer sends it (version 1 records), inside a larger array as a
+    // parsed request holds it.
+    ByteWriter v1 = new ByteWriter(256);
+    Version1Encoder.encode(v1, AppendBatch.of(records, T0), 0, Long.MIN_VALUE, 0, new java.util.zip.CRC32C());
+    int headerSize = io.brook.protocol.batch.BatchFormat.headerSize(v1.array(), 0);
+    int sectionLength = v1.position() - headerSize;
     byte[] request = new byte[sectionLength + 20];
-    System.arraycopy(listed, headerSize, request, 7, sectionLength);
+    System.arraycopy(v1.array(), headerSize, request, 7, sectionLength);
     EncodedRecords encoded = new EncodedRecords(request, 7, sectionLength, 3, T0 - 5000, T0 + 9, 0);
 
     AppendResult r = log.append(AppendBatch.encoded(encoded, T0 + 100, false, new ProducerStamp(5, (short) 1, 0)));
@@ -379,9 +382,13 @@ class PartitionLogContractTest {
     assertThat(r.appendTimeMs()).isEqualTo(T0 + 100);
     log.append(AppendBatch.encoded(encoded, T0 + 200, true, ProducerStamp.NONE));
 
+    byte[] listed = log.readBatches(0, 3, 1 << 20, true).batches().get(0);
     byte[] stored = log.readBatches(3, 3, 1 << 20, true).batches().get(0);
-    assertThat(java.util.Arrays.copyOfRange(stored, stored.length - sectionLength, stored.length))
-        .isEqualTo(java.util.Arrays.copyOfRange(listed, headerSize, listed.length));
+    assertThat(io.brook.protocol.batch.BatchFormat.version(stored, 0)).isEqualTo(io.brook.protocol.batch.BatchFormat.VERSION_2);
+    // re-encoded once into the Kafka batch the listed records make: the same records from the same offset delta on
+    int kafkaRecords = io.brook.protocol.batch.BatchFormat.V2_PREFIX_SIZE + io.brook.protocol.batch.KafkaBatch.HEADER_SIZE;
+    assertThat(java.util.Arrays.copyOfRange(stored, kafkaRecords, stored.length))
+        .isEqualTo(java.util.Arrays.copyOfRange(listed, kafkaRecords, listed.length));
     assertThat(io.brook.protocol.batch.BatchFormat.checksumMatches(stored, 0, stored.length,
         new java.util.zip.CRC32C())).isTrue();
     assertThat(BatchCodec.producer(stored, 0)).isEqualTo(new ProducerStamp(5, (short) 1, 0));

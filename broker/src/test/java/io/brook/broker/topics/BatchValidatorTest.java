@@ -37,7 +37,7 @@ class BatchValidatorTest {
     topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, MemoryLog::open,
         InstantSource.system());
     topics.recover();
-    topic = topics.create("v", 2, Map.of("max.message.bytes", "10"));
+    topic = topics.create("v", 2, Map.of("max.record.bytes", "10"));
   }
 
   @AfterEach
@@ -68,7 +68,7 @@ class BatchValidatorTest {
         "batch for v-1 has 4 records; the broker takes at most 3 (max.batch.records)");
     refused(new IncomingBatch.Listed(List.of(record(null, "a", none), record("key", "12345678", none))),
         BrokerError.RECORD_TOO_LARGE, "record 1 of the batch for v-1 is 11 bytes; topic v takes at most 10 "
-        + "(max.message.bytes)");
+        + "(max.record.bytes)");
     // A timestamp given negative is refused before anything else, even -1 (which the log reads as "none").
     refused(new IncomingBatch.Listed(List.of(record(null, "a", none), record(null, "b", -1), record(null, "c", none),
         record(null, "d", none))), BrokerError.INVALID_RECORD,

@@ -108,8 +108,8 @@ class PartitionTest {
   /** Only what was checked against a partition's own topic is appended there: another's limits may be looser. */
   @Test
   void aBatchValidatedForAnotherTopicIsNotAppended() {
-    Partition loose = topics.create("loose", 1, Map.of("max.message.bytes", "1000000")).partition(0);
-    Partition strict = topics.create("strict", 1, Map.of("max.message.bytes", "10")).partition(0);
+    Partition loose = topics.create("loose", 1, Map.of("max.record.bytes", "1000000")).partition(0);
+    Partition strict = topics.create("strict", 1, Map.of("max.record.bytes", "10")).partition(0);
     BatchValidator.ValidatedBatch big = Appends.valid(loose, List.of(LogRecord.of(null, new byte[100], -1,
         List.of())));
     assertThatThrownBy(() -> strict.append(big, System.currentTimeMillis()))

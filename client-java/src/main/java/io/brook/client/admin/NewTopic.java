@@ -5,7 +5,7 @@ import java.util.Map;
 
 /**
  * A topic to create: its name ({@code [a-zA-Z0-9._-]{1,249}}), partitions (0: the broker's default,
- * 1) and config (retention.ms, retention.bytes, segment.roll, max.message.bytes,
+ * 1) and config (retention.ms, retention.bytes, segment.roll, max.record.bytes, max.message.bytes,
  * message.timestamp.type; see docs/API.md).
  */
 public record NewTopic(String name, int partitions, Map<String, String> config) {

@@ -1,6 +1,6 @@
 package io.brook.client.errors;
 
-/** A record is larger than the topic's max.message.bytes, or a batch larger than the broker allows. */
+/** A record is larger than the topic's max.record.bytes, or a batch larger than the broker allows. */
 public class RecordTooLargeException extends BrookException {
   private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,5 @@
 package io.brook.broker.storage.chronicle;
 
-import io.brook.broker.records.EncodedRecords;
 import io.brook.broker.storage.AppendBatch;
 import io.brook.broker.storage.AppendResult;
 import io.brook.broker.storage.BatchCodec;
@@ -53,9 +52,9 @@ final class AppendPath {
       try {
         Bytes<?> out = dc.wire().bytes();
         MappedCopy.write(out, scratch.array(), 0, scratch.position());
-        EncodedRecords encoded = batch.encoded();
-        if (encoded != null) { // the producer's section follows the header as it came
-          MappedCopy.write(out, encoded.array(), encoded.offset(), encoded.length());
+        if (batch.kafka() != null) { // a Kafka producer's records follow the header as they came
+          MappedCopy.write(out, batch.kafka().array(), BatchCodec.kafkaRecordsFrom(batch),
+              BatchCodec.kafkaRecordsLength(batch));
         }
         written = true;
       } finally {

@@ -9,7 +9,6 @@ import io.brook.broker.storage.OffsetOutOfRangeException;
 import io.brook.broker.storage.ReadResult;
 import io.brook.broker.storage.SegmentInfo;
 import io.brook.broker.storage.StorageException;
-import io.brook.protocol.batch.BatchFormat;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -168,7 +167,7 @@ final class LogReads {
         }
         Bytes<?> bytes = dc.wire().bytes();
         int length = (int) bytes.readRemaining();
-        bytes.read(r.buf, 0, Math.min(length, BatchFormat.HEADER_SIZE_WITH_PRODUCER));
+        bytes.read(r.buf, 0, Math.min(length, BatchCodec.MAX_HEADER_SIZE));
         BatchInfo info = BatchCodec.info(r.buf, 0, length);
         visitor.accept(info);
         next = info.baseOffset() + info.recordCount();

@@ -3,7 +3,6 @@ package io.brook.broker.storage.chronicle;
 import io.brook.broker.storage.BatchCodec;
 import io.brook.broker.storage.BatchHeader;
 import io.brook.broker.storage.StorageException;
-import io.brook.protocol.batch.BatchFormat;
 import io.brook.protocol.batch.BatchReader;
 import java.util.zip.CRC32C;
 import net.openhft.chronicle.bytes.Bytes;
@@ -75,7 +74,7 @@ final class Reader {
       held = false; // the head of buf is overwritten
       Bytes<?> bytes = dc.wire().bytes();
       int documentLength = (int) bytes.readRemaining();
-      bytes.read(buf, 0, Math.min(documentLength, BatchFormat.HEADER_SIZE));
+      bytes.read(buf, 0, Math.min(documentLength, BatchCodec.MAX_HEADER_SIZE));
       return BatchCodec.header(buf, 0, documentLength);
     }
   }

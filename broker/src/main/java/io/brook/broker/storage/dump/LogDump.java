@@ -8,6 +8,8 @@ import io.brook.broker.storage.DataDirectoryLock;
 import io.brook.broker.storage.StorageException;
 import io.brook.broker.storage.chronicle.OfflineQueue;
 import io.brook.protocol.batch.BatchFormat;
+import io.brook.protocol.batch.Compression;
+import io.brook.protocol.batch.KafkaBatch;
 import io.brook.protocol.batch.BatchReader;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -162,15 +164,22 @@ public final class LogDump {
   private void visit(int length) {
     batches++;
     bytes += length;
-    if (length < BatchFormat.HEADER_SIZE || buf[0] != BatchFormat.VERSION
-        || BatchFormat.headerSize(buf, 0) > length) {
+    int version = length > 0 ? buf[0] : -1;
+    BatchHeader h;
+    try {
+      h = BatchCodec.header(buf, 0, length);
+      if (version == BatchFormat.VERSION && BatchFormat.headerSize(buf, 0) > length) {
+        throw new StorageException("a producer batch's header is cut short");
+      }
+    } catch (StorageException e) {
       malformed++;
-      String problem = "unreadable batch header (" + length + " bytes, version " + (length > 0 ? buf[0] : -1) + ")";
+      String problem = "unreadable batch header (" + length + " bytes, version " + version + ")";
       problem(problem + " in " + segment + " after offset " + (expectedOffset - 1));
-      listener.batch(new DumpedBatch(segment, -1, 0, 0, 0, 0, ProducerStamp.NONE, length, false, problem));
+      listener.batch(new DumpedBatch(segment, -1, 0, 0, 0, 0, ProducerStamp.NONE, length, false, problem, version,
+          "unknown"));
       return;
     }
-    BatchHeader h = BatchCodec.header(buf, 0, length);
+    String compression = compression(version);
     boolean checksumOk = BatchCodec.checksumMatches(buf, 0, length, crc);
     if (!checksumOk) {
       checksumFailures++;
@@ -188,15 +197,30 @@ public final class LogDump {
       firstOffset = h.baseOffset();
     }
     lastOffset = h.nextOffset() - 1;
-    long first = decoded.isEmpty() ? BatchFormat.longAt(buf, BatchFormat.BASE_TIMESTAMP) : decoded.get(0).timestamp();
+    long first = !decoded.isEmpty() ? decoded.get(0).timestamp() : version == BatchFormat.VERSION
+        ? BatchFormat.longAt(buf, BatchFormat.BASE_TIMESTAMP)
+        : KafkaBatch.baseTimestamp(buf, BatchFormat.V2_PREFIX_SIZE);
     long max = decoded.isEmpty() ? h.runningMaxTimestamp() : Long.MIN_VALUE;
     for (LogRecord r : decoded) {
       max = Math.max(max, r.timestamp());
     }
     listener.batch(new DumpedBatch(segment, h.baseOffset(), h.recordCount(), h.appendTimeMs(), first, max,
-        BatchCodec.producer(buf, 0), length, checksumOk, problem));
+        BatchCodec.producer(buf, 0), length, checksumOk, problem, version, compression));
     if (withRecords) {
       decoded.forEach(listener::record);
+    }
+  }
+
+  /** A version 2 batch's codec, from its Kafka attributes; version 1 is never compressed. */
+  private String compression(int version) {
+    if (version != BatchFormat.VERSION_2) {
+      return "none";
+    }
+    int code = KafkaBatch.attributes(buf, BatchFormat.V2_PREFIX_SIZE) & KafkaBatch.COMPRESSION_MASK;
+    try {
+      return Compression.ofCode(code).name().toLowerCase(java.util.Locale.ROOT);
+    } catch (RuntimeException e) {
+      return "unknown codec " + code;
     }
   }
 

@@ -15,7 +15,7 @@ final class FuzzValues {
   /** Topics, groups and a member id the fuzz test creates before it starts. */
   static final List<String> KNOWN = List.of("fuzz-a", "fuzz-b", "fuzz-ack", "fuzz-offset", "fuzz-member");
   private static final List<String> CONFIG = List.of("retention.ms", "retention.bytes", "segment.roll",
-      "max.message.bytes", "message.timestamp.type", "ack.timeout.ms", "max.delivery.attempts",
+      "max.record.bytes", "max.message.bytes", "message.timestamp.type", "ack.timeout.ms", "max.delivery.attempts",
       "dead.letter.topic", "max.unsettled.per.partition", "auto.offset.reset", "1s", "1h", "-1", "0", "1",
       "100", "CreateTime", "LogAppendTime", "earliest", "latest", "9223372036854775807", "1e3", " 5", "fuzz-a");
   private static final List<String> HOSTILE = new ArrayList<>(HostileNames.ALL.keySet());

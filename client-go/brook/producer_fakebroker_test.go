@@ -121,13 +121,10 @@ func (f *fakeBroker) ProduceStream(stream brookv1.ProduceService_ProduceStreamSe
 func (f *fakeBroker) produce(req *brookv1.ProduceRequest) *brookv1.ProduceResponse {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	resp := &brookv1.ProduceResponse{}
+	resp := &brookv1.ProduceResponse{ReadsKafkaBatch: true}
 	for i, b := range req.GetBatches() {
 		tp := TopicPartition{b.GetTopic(), b.GetPartition()}
-		values := make([]string, len(b.GetRecords()))
-		for j, r := range b.GetRecords() {
-			values[j] = string(r.GetValue())
-		}
+		values := batchValues(b)
 		res := &brookv1.ProduceResult{BatchIndex: int32(i), Topic: tp.Topic, Partition: tp.Partition, RecordCount: int32(len(values))}
 		resp.Results = append(resp.Results, res)
 		if f.onBatch != nil {
@@ -303,7 +300,7 @@ func TestAPausedPartitionResumesAfterTheStreamBreaks(t *testing.T) {
 			return brookv1.ErrorCode_ERROR_CODE_UNSPECIFIED
 		}
 		f.breakBefore = func(req *brookv1.ProduceRequest) error {
-			if refused && len(req.GetBatches()) > 0 && string(req.GetBatches()[0].GetRecords()[0].GetValue()) == "b" {
+			if refused && len(req.GetBatches()) > 0 && batchValues(req.GetBatches()[0])[0] == "b" {
 				f.breakBefore = nil // once
 				return status.Error(codes.Unavailable, "going away")
 			}
@@ -339,8 +336,8 @@ func TestARequestThatAlwaysBreaksTheStreamFailsAlone(t *testing.T) {
 	f.set(func(f *fakeBroker) {
 		f.breakBefore = func(req *brookv1.ProduceRequest) error {
 			for _, b := range req.GetBatches() {
-				for _, r := range b.GetRecords() {
-					if string(r.GetValue()) == "poison" {
+				for _, v := range batchValues(b) {
+					if v == "poison" {
 						return status.Error(codes.Canceled, "stream reset")
 					}
 				}

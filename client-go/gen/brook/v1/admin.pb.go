@@ -28,7 +28,7 @@ type CreateTopicRequest struct {
 	// 0: the broker's default (1).
 	Partitions int32 `protobuf:"varint,2,opt,name=partitions,proto3" json:"partitions,omitempty"`
 	// Topic config (see docs/API.md): retention.ms, retention.bytes,
-	// segment.roll, max.message.bytes, message.timestamp.type.
+	// segment.roll, max.record.bytes, max.message.bytes, message.timestamp.type.
 	Config        map[string]string `protobuf:"bytes,3,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -44,7 +44,8 @@ const (
 	// The offset is below the log-start offset or beyond the end offset; the
 	// message names the valid range.
 	ErrorCode_ERROR_CODE_OFFSET_OUT_OF_RANGE ErrorCode = 3
-	// One record is larger than the topic's max.message.bytes.
+	// One record of a gRPC batch is larger than the topic's max.record.bytes,
+	// or a Kafka batch as stored is larger than its max.message.bytes.
 	ErrorCode_ERROR_CODE_RECORD_TOO_LARGE ErrorCode = 4
 	// A batch has more records than the broker's max.batch.records. (A request
 	// larger than max.request.bytes is refused whole by gRPC: RESOURCE_EXHAUSTED.)

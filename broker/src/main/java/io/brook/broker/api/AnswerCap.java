@@ -73,8 +73,11 @@ final class AnswerCap {
   private static long records(PartitionRecords p) {
     long n = p.getRecordsCount();
     for (ByteString batch : p.getBatchesList()) {
-      byte[] header = batch.substring(0, Math.min(batch.size(), BatchFormat.RECORD_COUNT + 4)).toByteArray();
-      n += header.length < BatchFormat.RECORD_COUNT + 4 ? 1 : BatchFormat.intAt(header, BatchFormat.RECORD_COUNT);
+      // either version: the count lies at another place in each (a Kafka batch's, in version 2)
+      byte[] header = batch.substring(0, Math.min(batch.size(), BatchFormat.V2_HEADER_SIZE)).toByteArray();
+      int needed = header.length > 0 && header[0] == BatchFormat.VERSION_2 ? BatchFormat.V2_HEADER_SIZE
+          : BatchFormat.RECORD_COUNT + 4;
+      n += header.length < needed ? 1 : BatchFormat.recordCount(header, 0);
     }
     return n;
   }

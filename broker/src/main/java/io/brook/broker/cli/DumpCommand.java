@@ -22,7 +22,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "dump", mixinStandardHelpOptions = true,
     description = {"Dump and check a partition's files offline: every batch (offsets, append time, timestamps, "
-        + "producer, size, checksum), with --records every record, then a summary.",
+        + "producer, size, checksum, format version 1 or 2 and codec), with --records every record, then a summary.",
         "DIR is a partition directory such as data/topics/NAME/0 (a group journal, data/groups/NAME/journal-N, "
             + "works too). Reads only; best run while the broker is stopped (with it running, the dump is a "
             + "snapshot and says so).",

@@ -74,6 +74,7 @@ class BatchVersionsIT {
     Path data = dir.resolve("old-data");
     writeOldTopic(data);
     try (BrokerProcess broker = BrokerProcess.start(data)) {
+      assertThat(broker.currentStartLog()).contains("Topic legacy: metadata migrated to the config names of issue 25");
       Wire wire = new Wire(broker.channel());
       assertThat(values(wire.readAll("legacy", 0))).containsExactly("old-0", "old-1", "old-2");
       var config = wire.admin.describeTopic(DescribeTopicRequest.newBuilder().setName("legacy").build())
@@ -92,8 +93,25 @@ class BatchVersionsIT {
           .containsExactly(1, 1, 1);
     }
     try (BrokerProcess again = BrokerProcess.start(data)) { // recovery ends on a version 2 batch now
+      assertThat(again.currentStartLog()).doesNotContain("metadata migrated"); // once
       assertThat(values(new Wire(again.channel()).readAll("legacy", 0)))
           .containsExactly("old-0", "old-1", "old-2", "new-0", "new-1");
+    }
+  }
+
+  @Test
+  void defaultMaxMessageBytesSetAloneTakesKafkasMeaningAndTheLogNamesTheRecordLimit() throws Exception {
+    try (BrokerProcess broker = BrokerProcess.start(dir.resolve("alone"), "--set", "default.max.message.bytes=5000")) {
+      assertThat(broker.currentStartLog()).contains("default.max.message.bytes=5000 (flag) now has Kafka's meaning",
+          "default.max.record.bytes (still 1048576)");
+      var config = new Wire(broker.channel()).create("defaults", 1).getConfigMap();
+      assertThat(config).containsEntry("max.message.bytes", "5000").containsEntry("max.record.bytes", "1048576");
+    }
+    try (BrokerProcess broker = BrokerProcess.start(dir.resolve("both"), "--set", "default.max.message.bytes=5000",
+        "--set", "default.max.record.bytes=300")) {
+      assertThat(broker.currentStartLog()).doesNotContain("now has Kafka's meaning");
+      var config = new Wire(broker.channel()).create("defaults", 1).getConfigMap();
+      assertThat(config).containsEntry("max.message.bytes", "5000").containsEntry("max.record.bytes", "300");
     }
   }
 

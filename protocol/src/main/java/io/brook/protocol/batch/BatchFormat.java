@@ -77,6 +77,8 @@ public final class BatchFormat {
   public static final int V2_LOG_POSITION = 18;
   /** Where the Kafka batch starts in a version 2 batch. */
   public static final int V2_PREFIX_SIZE = 26;
+  /** The prefix and the Kafka batch's header: what the accessors below read of a version 2 batch. */
+  public static final int V2_HEADER_SIZE = V2_PREFIX_SIZE + KafkaBatch.HEADER_SIZE;
 
   private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
@@ -99,6 +101,35 @@ public final class BatchFormat {
   /** The stored batch's format version: its first byte. */
   public static int version(byte[] b, int from) {
     return b[from];
+  }
+
+  // Fields both versions have, read from whichever the first byte names. The caller holds at least
+  // the header: HEADER_SIZE bytes of version 1, V2_HEADER_SIZE of version 2.
+
+  public static int recordCount(byte[] b, int from) {
+    return b[from] == VERSION_2 ? KafkaBatch.recordCount(b, from + V2_PREFIX_SIZE) : intAt(b, from + RECORD_COUNT);
+  }
+
+  public static long baseOffset(byte[] b, int from) {
+    return b[from] == VERSION_2 ? KafkaBatch.baseOffset(b, from + V2_PREFIX_SIZE) : longAt(b, from + BASE_OFFSET);
+  }
+
+  /** The offset after the batch's last record. */
+  public static long nextOffset(byte[] b, int from) {
+    return b[from] == VERSION_2 ? KafkaBatch.nextOffset(b, from + V2_PREFIX_SIZE)
+        : longAt(b, from + BASE_OFFSET) + intAt(b, from + RECORD_COUNT);
+  }
+
+  public static long runningMaxTimestamp(byte[] b, int from) {
+    return longAt(b, from + (b[from] == VERSION_2 ? V2_RUNNING_MAX_TIMESTAMP : RUNNING_MAX_TIMESTAMP));
+  }
+
+  public static long appendTime(byte[] b, int from) {
+    return longAt(b, from + (b[from] == VERSION_2 ? V2_APPEND_TIME : APPEND_TIME));
+  }
+
+  public static long logPosition(byte[] b, int from) {
+    return longAt(b, from + (b[from] == VERSION_2 ? V2_LOG_POSITION : LOG_POSITION));
   }
 
   /** Writes the prefix of a version 2 batch at {@code b[from]}; the Kafka batch follows it. */
@@ -155,6 +186,9 @@ public final class BatchFormat {
     if (length > 0 && b[from] == VERSION_2) {
       return length >= V2_PREFIX_SIZE
           && KafkaBatch.crcMatches(b, from + V2_PREFIX_SIZE, length - V2_PREFIX_SIZE, crc);
+    }
+    if (length < HEADER_SIZE || b[from] != VERSION || length < headerSize(b, from)) {
+      return false; // too short to hold the fields the check reads, or no version it knows
     }
     int headerSize = headerSize(b, from);
     int recordsLength = intAt(b, from + RECORDS_LENGTH);

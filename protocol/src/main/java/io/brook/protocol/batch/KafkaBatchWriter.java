@@ -103,6 +103,10 @@ public final class KafkaBatchWriter {
       throw new IllegalStateException("record before begin");
     }
     checkHeadersDone();
+    if (keyLength < -1 || valueLength < -1 || headerCount < 0) {
+      throw new IllegalArgumentException("key length " + keyLength + ", value length " + valueLength
+          + ", header count " + headerCount);
+    }
     if (count == 0) {
       baseTimestamp = timestamp;
       maxTimestamp = timestamp;
@@ -138,8 +142,9 @@ public final class KafkaBatchWriter {
     if (headersDue <= 0) {
       throw new IllegalStateException("more headers than the record announced");
     }
-    if (nameLength < 0) {
-      throw new IllegalArgumentException("a header name is never null");
+    if (nameLength < 0 || valueLength < -1) {
+      throw new IllegalArgumentException("header name length " + nameLength + " (never null), value length "
+          + valueLength);
     }
     ensure(pos + 2 * MAX_VARINT + nameLength + Math.max(0, valueLength));
     writeBytes(name, nameOffset, nameLength);

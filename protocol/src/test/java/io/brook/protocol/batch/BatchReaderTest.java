@@ -25,6 +25,9 @@ class BatchReaderTest {
     reader.wrap(batch, 0, batch.length);
     assertThat(reader.baseOffset()).isEqualTo(40);
     assertThat(reader.nextOffset()).isEqualTo(43);
+    assertThat(BatchFormat.baseOffset(batch, 0)).isEqualTo(40);
+    assertThat(BatchFormat.recordCount(batch, 0)).isEqualTo(3);
+    assertThat(BatchFormat.nextOffset(batch, 0)).isEqualTo(43);
 
     assertThat(reader.next()).isTrue();
     assertThat(reader.offset()).isEqualTo(40);

@@ -118,6 +118,16 @@ class KafkaBatchCorruptionTest {
         .isInstanceOf(CorruptBatchException.class).hasMessageContaining("61-byte header");
   }
 
+  @Test
+  void aChecksumOfBytesTooShortForAHeaderIsFalseNotAnException() {
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    byte[] v1 = TestBatches.ofValues(0, "x");
+    assertThat(BatchFormat.checksumMatches(v1, 0, 10, crc)).isFalse();
+    assertThat(BatchFormat.checksumMatches(new byte[] {BatchFormat.VERSION}, 0, 1, crc)).isFalse();
+    assertThat(BatchFormat.checksumMatches(new byte[] {BatchFormat.VERSION_2}, 0, 1, crc)).isFalse();
+    assertThat(BatchFormat.checksumMatches(v1, 0, v1.length, crc)).isTrue();
+  }
+
   /** Random byte changes and cuts of valid batches of every codec: each read ends or fails as corrupt. */
   @ParameterizedTest
   @EnumSource(Compression.class)

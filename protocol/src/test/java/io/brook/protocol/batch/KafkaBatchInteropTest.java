@@ -115,6 +115,12 @@ class KafkaBatchInteropTest {
 
     CRC32C crc = new CRC32C();
     assertThat(BatchFormat.version(stored, 0)).isEqualTo(2);
+    assertThat(BatchFormat.baseOffset(stored, 0)).isEqualTo(3_000);
+    assertThat(BatchFormat.recordCount(stored, 0)).isEqualTo(records.size());
+    assertThat(BatchFormat.nextOffset(stored, 0)).isEqualTo(3_000 + records.size());
+    assertThat(BatchFormat.runningMaxTimestamp(stored, 0)).isEqualTo(9_999);
+    assertThat(BatchFormat.appendTime(stored, 0)).isEqualTo(8_888);
+    assertThat(BatchFormat.logPosition(stored, 0)).isEqualTo(77_777);
     assertThat(BatchFormat.checksumMatches(stored, 0, end, crc)).isTrue();
     BatchReader reader = new BatchReader().wrap(stored, 0, end);
     assertThat(reader.baseOffset()).isEqualTo(3_000);
@@ -140,6 +146,30 @@ class KafkaBatchInteropTest {
     byte[] flipped = java.util.Arrays.copyOf(stored, end);
     flipped[end - 1] ^= 1;
     assertThat(BatchFormat.checksumMatches(flipped, 0, end, crc)).isFalse();
+  }
+
+  /** franz-go writes snappy as one raw block, without xerial's framing; Kafka's consumer reads it, so must we. */
+  @org.junit.jupiter.api.Test
+  void readsSnappyRecordsWrittenAsOneRawBlock() throws Exception {
+    KafkaBatchWriter writer = new KafkaBatchWriter().begin(0, 0, Compression.NONE);
+    KafkaRecords.write(writer, records);
+    int end = writer.finish();
+    byte[] raw = org.xerial.snappy.Snappy.compress(
+        java.util.Arrays.copyOfRange(writer.array(), KafkaBatch.HEADER_SIZE, end));
+    byte[] batch = java.util.Arrays.copyOf(writer.array(), KafkaBatch.HEADER_SIZE + raw.length);
+    System.arraycopy(raw, 0, batch, KafkaBatch.HEADER_SIZE, raw.length);
+    KafkaBatch.putInt(batch, KafkaBatch.BATCH_LENGTH, batch.length - KafkaBatch.LOG_OVERHEAD);
+    KafkaBatch.putShort(batch, KafkaBatch.ATTRIBUTES, (short) Compression.SNAPPY.code());
+    KafkaBatch.recomputeCrc(batch, 0, batch.length, new CRC32C());
+
+    MutableRecordBatch kafka = MemoryRecords.readableRecords(ByteBuffer.wrap(batch)).batches().iterator().next();
+    kafka.ensureValid();
+    int i = 0;
+    for (Record r : kafka) {
+      assertKafkaRecord(r, records.get(i), i);
+      i++;
+    }
+    assertReads(new BatchReader().wrapKafka(batch, 0, batch.length), records, 0);
   }
 
   @ParameterizedTest

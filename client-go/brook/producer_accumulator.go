@@ -32,6 +32,9 @@ type producerBatch struct {
 	baseSeq    int32
 	hasSeq     bool // baseSeq is assigned (kept across resends)
 	sent       bool // sent at least once: the broker may have written it
+	// sentAsKafka: its last send was a Kafka batch of wireBytes bytes (not listed records).
+	sentAsKafka bool
+	wireBytes   int
 }
 
 // partitionQueue is one partition's batches: the one filling, and the closed

@@ -20,6 +20,7 @@ type producerConfig struct {
 	backoffMin        time.Duration
 	backoffMax        time.Duration
 	metadataMaxAge    time.Duration
+	compression       Compression
 }
 
 func defaultProducerConfig() producerConfig {
@@ -63,6 +64,9 @@ func (c *producerConfig) validate() error {
 	}
 	if c.durability != DurabilityWritten && c.durability != DurabilitySynced {
 		p.add("WithDurability(%d): DurabilityWritten or DurabilitySynced", c.durability)
+	}
+	if !c.compression.valid() {
+		p.add("WithCompression(%d): CompressionNone, CompressionGzip, CompressionSnappy, CompressionLZ4 or CompressionZstd", int8(c.compression))
 	}
 	retryBackoffProblems(&p, c.backoffMin, c.backoffMax)
 	return p.err("producer")
@@ -132,4 +136,13 @@ func WithDurability(d Durability) ProducerOption {
 // Record.Partition instead of choosing one.
 func WithManualPartitioner() ProducerOption {
 	return producerOption(func(c *producerConfig) { c.manualPartitioner = true })
+}
+
+// WithCompression compresses each batch's records (Kafka's compression.type;
+// default CompressionNone): gzip, snappy, lz4 or zstd, as Kafka's producer
+// writes them. The broker stores the batch compressed, as it came, and every
+// Brook reader and Kafka consumer reads it. WithBatchBytes counts bytes before
+// compression. A broker older than compressed batches fails such records.
+func WithCompression(c Compression) ProducerOption {
+	return producerOption(func(c2 *producerConfig) { c2.compression = c })
 }

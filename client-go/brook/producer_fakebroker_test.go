@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -40,6 +41,9 @@ type fakeBroker struct {
 	onBatch     func(tp TopicPartition, values []string) brookv1.ErrorCode
 	breakBefore func(req *brookv1.ProduceRequest) error
 	stallStream func(n int) bool
+	// olderBroker: a broker before ProduceBatch.kafka_batch, which drops the
+	// field unread, refuses the batch as empty and does not say reads_kafka_batch.
+	olderBroker bool
 }
 
 type fakeSeqState struct {
@@ -121,13 +125,16 @@ func (f *fakeBroker) ProduceStream(stream brookv1.ProduceService_ProduceStreamSe
 func (f *fakeBroker) produce(req *brookv1.ProduceRequest) *brookv1.ProduceResponse {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	resp := &brookv1.ProduceResponse{}
+	resp := &brookv1.ProduceResponse{ReadsKafkaBatch: !f.olderBroker}
 	for i, b := range req.GetBatches() {
 		tp := TopicPartition{b.GetTopic(), b.GetPartition()}
-		values := make([]string, len(b.GetRecords()))
-		for j, r := range b.GetRecords() {
-			values[j] = string(r.GetValue())
+		if f.olderBroker && len(b.GetRecords()) == 0 {
+			resp.Results = append(resp.Results, &brookv1.ProduceResult{BatchIndex: int32(i), Topic: tp.Topic,
+				Partition: tp.Partition, ErrorCode: brookv1.ErrorCode_ERROR_CODE_INVALID_RECORD,
+				ErrorMessage: "empty batch for " + tp.Topic + ": a produce request needs at least one record"})
+			continue
 		}
+		values := batchValues(b)
 		res := &brookv1.ProduceResult{BatchIndex: int32(i), Topic: tp.Topic, Partition: tp.Partition, RecordCount: int32(len(values))}
 		resp.Results = append(resp.Results, res)
 		if f.onBatch != nil {
@@ -303,7 +310,7 @@ func TestAPausedPartitionResumesAfterTheStreamBreaks(t *testing.T) {
 			return brookv1.ErrorCode_ERROR_CODE_UNSPECIFIED
 		}
 		f.breakBefore = func(req *brookv1.ProduceRequest) error {
-			if refused && len(req.GetBatches()) > 0 && string(req.GetBatches()[0].GetRecords()[0].GetValue()) == "b" {
+			if refused && len(req.GetBatches()) > 0 && batchValues(req.GetBatches()[0])[0] == "b" {
 				f.breakBefore = nil // once
 				return status.Error(codes.Unavailable, "going away")
 			}
@@ -339,8 +346,8 @@ func TestARequestThatAlwaysBreaksTheStreamFailsAlone(t *testing.T) {
 	f.set(func(f *fakeBroker) {
 		f.breakBefore = func(req *brookv1.ProduceRequest) error {
 			for _, b := range req.GetBatches() {
-				for _, r := range b.GetRecords() {
-					if string(r.GetValue()) == "poison" {
+				for _, v := range batchValues(b) {
+					if v == "poison" {
 						return status.Error(codes.Canceled, "stream reset")
 					}
 				}
@@ -445,3 +452,41 @@ func TestKeylessRecordsMoveOnWhenTheirBatchLingeredOut(t *testing.T) {
 }
 
 func errorsIs(err, target error) bool { return err != nil && errors.Is(err, target) }
+
+// A broker older than kafka_batch refuses the first batch as empty without
+// saying reads_kafka_batch: an uncompressing producer sends it and every
+// later batch as listed records, each written once; a compressing one fails
+// its records saying why, and nothing is written.
+func TestAnOlderBrokerGetsListedRecordsOrAClearFailureWhenCompressing(t *testing.T) {
+	f := startFakeBroker(t)
+	f.set(func(f *fakeBroker) { f.olderBroker = true })
+	p, err := NewProducer(WithBroker(f.addr), WithLinger(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := newOutcome()
+	for i := 0; i < 50; i++ {
+		o.produce(context.Background(), p, "t", 0, fmt.Sprint("r", i))
+	}
+	if err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	o.check(t, f)
+	if len(o.ok) != 50 || len(o.errs) != 0 {
+		t.Fatalf("%d written, errors %v", len(o.ok), o.errs)
+	}
+
+	zstd, err := NewProducer(WithBroker(f.addr), WithCompression(CompressionZstd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o = newOutcome()
+	o.produce(context.Background(), zstd, "t", 1, "compressed")
+	if err := zstd.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	o.check(t, f)
+	if err := o.errs["compressed"]; !errors.Is(err, ErrInvalidRecord) || !strings.Contains(err.Error(), "predates compressed batches") {
+		t.Fatalf("compressed record against an older broker: %v", err)
+	}
+}

@@ -28,6 +28,9 @@ type sender struct {
 	epoch         int32
 	hasID         bool
 	needEpochBump bool
+	// olderBroker: the broker predates ProduceBatch.kafka_batch (it answered
+	// one as an empty batch), so batches go as listed records.
+	olderBroker bool
 
 	stream   *produceStream
 	inFlight []*inFlightRequest
@@ -194,16 +197,18 @@ func (s *sender) send(batches []*producerBatch) {
 		req.ProducerEpoch = s.epoch
 	}
 	s.acc.mu.Lock()
-	for i, b := range batches {
+	for _, b := range batches {
 		q := s.acc.partitions[b.tp]
 		if !b.hasSeq {
 			b.baseSeq, b.hasSeq = q.nextSeq, true
 			q.nextSeq = seqAdd(q.nextSeq, len(b.records))
 		}
 		b.sent = true
-		req.Batches[i] = b.proto(s.cfg.idempotent)
 	}
 	s.acc.mu.Unlock()
+	for i, b := range batches { // closed batches: only the sender reads them now
+		req.Batches[i] = s.batchProto(b, req)
+	}
 	s.nextCorr++
 	if len(s.inFlight) == 0 {
 		s.lastProgress = time.Now()
@@ -218,6 +223,34 @@ func (s *sender) send(batches []*producerBatch) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		s.breakStream(callError(err)) // io.EOF: the stream ended, and its receiver reports why
 	}
+}
+
+// batchProto is the batch as this attempt sends it: one Kafka record batch v2
+// (D49), compressed as configured, with the attempt's producer fields; listed
+// records for a broker older than kafka_batch.
+func (s *sender) batchProto(b *producerBatch, req *brookv1.ProduceRequest) *brookv1.ProduceBatch {
+	b.sentAsKafka = false
+	if s.olderBroker {
+		return b.proto(s.cfg.idempotent)
+	}
+	producer := noKafkaProducer
+	if s.cfg.idempotent {
+		producer = kafkaProducer{id: req.GetProducerId(), epoch: int16(req.GetProducerEpoch()), sequence: b.baseSeq}
+	}
+	batch, err := encodeKafkaBatch(b.records, s.cfg.compression, producer)
+	if err != nil { // never for writers into memory; the records still go, uncompressed
+		s.log.Error("brook: cannot encode a Kafka batch; sending listed records", "err", err)
+		return b.proto(s.cfg.idempotent)
+	}
+	b.sentAsKafka = true
+	b.wireBytes = len(batch)
+	partition := b.tp.Partition
+	out := &brookv1.ProduceBatch{Topic: b.tp.Topic, Partition: &partition, KafkaBatch: batch}
+	if s.cfg.idempotent {
+		seq := b.baseSeq
+		out.BaseSequence = &seq
+	}
+	return out
 }
 
 func (b *producerBatch) proto(idempotent bool) *brookv1.ProduceBatch {
@@ -267,7 +300,12 @@ func (s *sender) handle(ev streamEvent) {
 			results[i] = r
 		}
 	}
+	readsKafka := ev.resp.GetResponse().GetReadsKafkaBatch()
 	for i, b := range req.batches {
+		if b.sentAsKafka && !readsKafka && results[i].GetErrorCode() == brookv1.ErrorCode_ERROR_CODE_INVALID_RECORD {
+			s.fromOlderBroker(b)
+			continue
+		}
 		s.complete(b, results[i])
 	}
 }
@@ -340,6 +378,36 @@ func (s *sender) complete(b *producerBatch, r *brookv1.ProduceResult) {
 	if retry == nil {
 		s.finish(b, err)
 	}
+}
+
+// fromOlderBroker settles a batch a broker older than kafka_batch refused as
+// empty (it dropped the field unread), so nothing was written: uncompressed,
+// it goes again as listed records, as every later batch; compressed, it
+// fails, since that broker stores nothing compressed.
+func (s *sender) fromOlderBroker(b *producerBatch) {
+	if s.cfg.compression != CompressionNone {
+		s.acc.mu.Lock()
+		q := s.acc.partitions[b.tp]
+		q.inFlight--
+		q.paused = true // the batches behind it are renumbered once their answers are in
+		q.resumeIfIdle()
+		s.acc.mu.Unlock()
+		s.finish(b, fmt.Errorf("%w: the broker predates compressed batches (ProduceBatch.kafka_batch) and cannot "+
+			"store %v batches for %s/%d; upgrade it, or produce with CompressionNone", ErrInvalidRecord,
+			s.cfg.compression, b.tp.Topic, b.tp.Partition))
+		return
+	}
+	if !s.olderBroker {
+		s.log.Info("brook: the broker does not read Kafka batches (it predates ProduceBatch.kafka_batch); sending listed records")
+	}
+	s.olderBroker = true
+	s.acc.mu.Lock()
+	q := s.acc.partitions[b.tp]
+	q.inFlight--
+	q.putBack(b)
+	q.resumeIfIdle()
+	s.acc.mu.Unlock()
+	s.p.stats.retries.Add(1)
 }
 
 // recordFault are the codes that refuse a whole batch for one record in it (or its size).

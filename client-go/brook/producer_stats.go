@@ -14,8 +14,9 @@ import (
 // produce path pays nothing measurable for them.
 type ProducerStats struct {
 	// RecordsSent and BytesSent count the records the broker acknowledged as
-	// written, and their bytes as the producer accounts them (keys, values,
-	// headers and a per-record overhead). BatchesSent counts the batches
+	// written, and their bytes as sent: their Kafka batches, after
+	// compression (keys, values, headers and framing; as the producer
+	// accounts them when sent as listed records). BatchesSent counts the batches
 	// acknowledged: BytesSent / BatchesSent is the average batch size.
 	RecordsSent, BytesSent, BatchesSent int64
 	// Retries counts batches sent again: after a retriable refusal, or when
@@ -49,7 +50,11 @@ type producerCounters struct {
 
 func (c *producerCounters) acknowledged(b *producerBatch) {
 	c.recordsSent.Add(int64(len(b.records)))
-	c.bytesSent.Add(int64(b.bytes))
+	if b.sentAsKafka {
+		c.bytesSent.Add(int64(b.wireBytes))
+	} else {
+		c.bytesSent.Add(int64(b.bytes))
+	}
 	c.batchesSent.Add(1)
 }
 

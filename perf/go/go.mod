@@ -9,6 +9,8 @@ replace github.com/brook-io/brook/client-go => ../../client-go
 require github.com/brook-io/brook/client-go v0.0.0-00010101000000-000000000000
 
 require (
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect

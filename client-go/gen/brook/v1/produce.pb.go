@@ -206,8 +206,16 @@ type ProduceBatch struct {
 	// and writes as they are, without a message per record. Needs partition; records must then be
 	// empty.
 	EncodedRecords *EncodedRecords `protobuf:"bytes,5,opt,name=encoded_records,json=encodedRecords,proto3" json:"encoded_records,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Instead of records or encoded_records: one Kafka record batch v2 exactly as Kafka's Produce
+	// carries it (magic 2, CRC-32C), its records compressed (gzip, snappy, lz4, zstd) or not. The
+	// broker checks it as Kafka's broker does and stores it as it came. Its base offset is ignored
+	// (the broker assigns offsets); its producer id, epoch and base sequence must be those of the
+	// request and of base_sequence, or all -1 when the request has no producer_id. Needs partition.
+	// A batch carries exactly one of records, encoded_records and kafka_batch. Limits: the batch's
+	// size, as sent, against the topic's max.message.bytes (Kafka's meaning, not max.record.bytes).
+	KafkaBatch    []byte `protobuf:"bytes,6,opt,name=kafka_batch,json=kafkaBatch,proto3" json:"kafka_batch,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ProduceBatch) Reset() {
@@ -271,6 +279,13 @@ func (x *ProduceBatch) GetBaseSequence() int32 {
 func (x *ProduceBatch) GetEncodedRecords() *EncodedRecords {
 	if x != nil {
 		return x.EncodedRecords
+	}
+	return nil
+}
+
+func (x *ProduceBatch) GetKafkaBatch() []byte {
+	if x != nil {
+		return x.KafkaBatch
 	}
 	return nil
 }
@@ -349,9 +364,13 @@ type ProduceResponse struct {
 	// order the partitions first appear in the batch. A batch refused before it
 	// was partitioned has one result with partition -1. Results follow the order
 	// of batches.
-	Results       []*ProduceResult `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Results []*ProduceResult `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	// Always true from a broker that reads ProduceBatch.kafka_batch. A broker older than that drops
+	// the field unread and refuses such a batch as empty (INVALID_RECORD) without it: a client that
+	// sees that refusal without this flag knows to send encoded_records or records instead.
+	ReadsKafkaBatch bool `protobuf:"varint,2,opt,name=reads_kafka_batch,json=readsKafkaBatch,proto3" json:"reads_kafka_batch,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ProduceResponse) Reset() {
@@ -389,6 +408,13 @@ func (x *ProduceResponse) GetResults() []*ProduceResult {
 		return x.Results
 	}
 	return nil
+}
+
+func (x *ProduceResponse) GetReadsKafkaBatch() bool {
+	if x != nil {
+		return x.ReadsKafkaBatch
+	}
+	return false
 }
 
 type ProduceResult struct {
@@ -660,22 +686,25 @@ const file_brook_v1_produce_proto_rawDesc = "" +
 	"\vproducer_id\x18\x03 \x01(\x03H\x00R\n" +
 	"producerId\x88\x01\x01\x12%\n" +
 	"\x0eproducer_epoch\x18\x04 \x01(\x05R\rproducerEpochB\x0e\n" +
-	"\f_producer_id\"\x80\x02\n" +
+	"\f_producer_id\"\xa1\x02\n" +
 	"\fProduceBatch\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x12!\n" +
 	"\tpartition\x18\x02 \x01(\x05H\x00R\tpartition\x88\x01\x01\x12*\n" +
 	"\arecords\x18\x03 \x03(\v2\x10.brook.v1.RecordR\arecords\x12(\n" +
 	"\rbase_sequence\x18\x04 \x01(\x05H\x01R\fbaseSequence\x88\x01\x01\x12A\n" +
-	"\x0fencoded_records\x18\x05 \x01(\v2\x18.brook.v1.EncodedRecordsR\x0eencodedRecordsB\f\n" +
+	"\x0fencoded_records\x18\x05 \x01(\v2\x18.brook.v1.EncodedRecordsR\x0eencodedRecords\x12\x1f\n" +
+	"\vkafka_batch\x18\x06 \x01(\fR\n" +
+	"kafkaBatchB\f\n" +
 	"\n" +
 	"_partitionB\x10\n" +
 	"\x0e_base_sequence\"y\n" +
 	"\x0eEncodedRecords\x12!\n" +
 	"\frecord_count\x18\x01 \x01(\x05R\vrecordCount\x12*\n" +
 	"\x11base_timestamp_ms\x18\x02 \x01(\x03R\x0fbaseTimestampMs\x12\x18\n" +
-	"\arecords\x18\x03 \x01(\fR\arecords\"D\n" +
+	"\arecords\x18\x03 \x01(\fR\arecords\"p\n" +
 	"\x0fProduceResponse\x121\n" +
-	"\aresults\x18\x01 \x03(\v2\x17.brook.v1.ProduceResultR\aresults\"\xbe\x03\n" +
+	"\aresults\x18\x01 \x03(\v2\x17.brook.v1.ProduceResultR\aresults\x12*\n" +
+	"\x11reads_kafka_batch\x18\x02 \x01(\bR\x0freadsKafkaBatch\"\xbe\x03\n" +
 	"\rProduceResult\x12\x1f\n" +
 	"\vbatch_index\x18\x01 \x01(\x05R\n" +
 	"batchIndex\x12\x14\n" +

@@ -54,7 +54,7 @@ final class ProduceMapper {
     }
     List<BatchToAppend> batches = new ArrayList<>(request.getBatchesCount());
     for (ProduceBatch b : request.getBatchesList()) {
-      batches.add(toCore(b));
+      batches.add(b.getKafkaBatch().isEmpty() ? toCore(b) : KafkaBatchMapping.toCore(request, b));
     }
     ProduceCall call = new ProduceCall(caller, batches, request.getDurability() == Durability.DURABILITY_SYNCED,
         request.hasProducerId() ? new ProduceCall.Producer(request.getProducerId(), (short) request.getProducerEpoch())
@@ -103,7 +103,7 @@ final class ProduceMapper {
       }
       response.addResults(r);
     }
-    return response.build();
+    return response.setReadsKafkaBatch(true).build();
   }
 
   private void refused(BrokerError e) {

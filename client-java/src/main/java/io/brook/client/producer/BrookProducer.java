@@ -83,7 +83,7 @@ public final class BrookProducer<K, V> implements AutoCloseable {
     byte[] value = valueSerializer.serialize(record.topic(), record.value());
     // Like Kafka's producer: a record without a timestamp gets the producer's clock.
     long timestampMs = record.timestampMs() != null ? record.timestampMs() : System.currentTimeMillis();
-    int size = RecordEncoding.maxSize(key, value, record.headers());
+    int size = KafkaRecordSize.max(key, value, record.headers());
     int partition;
     try {
       if (size > config.maxRequestSize - REQUEST_OVERHEAD || size > config.bufferMemory) {

@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * A batch's records in the stored records format (see {@link RecordEncoding}), back to back in one
- * growing array, with where each starts and its timestamp (for the metadata {@code send} answers).
- * Timestamps are deltas from the first record's.
+ * growing array, with where each starts and its timestamp: the form a broker older than
+ * {@code kafka_batch} reads (D49). Timestamps are deltas from the first record's.
  */
 final class EncodedRecords {
   private byte[] bytes;
@@ -70,21 +70,5 @@ final class EncodedRecords {
 
   long timestamp(int i) {
     return timestamps[i];
-  }
-
-  /** Records from..to-1 copied into a batch of their own; their deltas stay from the same base. */
-  EncodedRecords slice(int from, int to) {
-    int start = starts[from];
-    int end = to < count ? starts[to] : length;
-    EncodedRecords part = new EncodedRecords(end - start, to - from);
-    System.arraycopy(bytes, start, part.bytes, 0, end - start);
-    part.length = end - start;
-    for (int i = from; i < to; i++) {
-      part.starts[i - from] = starts[i] - start;
-      part.timestamps[i - from] = timestamps[i];
-    }
-    part.count = to - from;
-    part.baseTimestamp = baseTimestamp;
-    return part;
   }
 }

@@ -2,16 +2,19 @@ package io.brook.client.producer;
 
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.WireFormat;
+import io.brook.protocol.batch.KafkaBatch;
 import io.brook.protocol.v1.Durability;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.zip.CRC32C;
 
 /**
  * A {@code brook.v1.ProduceStreamRequest} written from already encoded batches: the message
- * frames around the records, then each batch's records section copied in once, as
- * {@code ProduceBatch.encoded_records}. Field numbers are those
- * of produce.proto (ProduceRequestEncodingTest parses the result with the generated classes).
+ * frames around the records, then each batch copied in once, as {@code ProduceBatch.kafka_batch}
+ * (D49), or, for a broker older than that field, as {@code ProduceBatch.encoded_records} (D31).
+ * Field numbers are those of produce.proto (ProduceRequestEncodingTest parses the result with the
+ * generated classes).
  */
 final class ProduceRequestEncoding {
   // ProduceStreamRequest
@@ -27,6 +30,7 @@ final class ProduceRequestEncoding {
   private static final int PARTITION = 2;
   private static final int BASE_SEQUENCE = 4;
   private static final int ENCODED_RECORDS = 5;
+  private static final int KAFKA_BATCH = 6;
   // EncodedRecords
   private static final int RECORD_COUNT = 1;
   private static final int BASE_TIMESTAMP = 2;
@@ -34,12 +38,16 @@ final class ProduceRequestEncoding {
 
   private ProduceRequestEncoding() {}
 
-  /** producerId < 0: not idempotent (no producer id, no sequences). */
+  /**
+   * @param producerId < 0: not idempotent (no producer id, no sequences)
+   * @param legacy the broker predates kafka_batch: the batches go as encoded_records
+   */
   static byte[] encode(long correlationId, Durability durability, long producerId, int producerEpoch,
-      List<ProducerBatch> batches) {
+      List<ProducerBatch> batches, boolean legacy, CRC32C crc) {
     boolean idempotent = producerId >= 0;
     int[] batchSizes = new int[batches.size()];
-    int[] encodedSizes = new int[batches.size()];
+    int[] bodySizes = new int[batches.size()];
+    byte[][] kafka = new byte[batches.size()][];
     int request = CodedOutputStream.computeEnumSize(DURABILITY, durability.getNumber());
     if (idempotent) {
       request += CodedOutputStream.computeInt64Size(PRODUCER_ID, producerId)
@@ -47,15 +55,24 @@ final class ProduceRequestEncoding {
     }
     for (int i = 0; i < batches.size(); i++) {
       ProducerBatch b = batches.get(i);
-      int encoded = CodedOutputStream.computeInt32Size(RECORD_COUNT, b.records.count())
-          + CodedOutputStream.computeInt64Size(BASE_TIMESTAMP, b.records.baseTimestamp())
-          + CodedOutputStream.computeTagSize(RECORDS) + CodedOutputStream.computeUInt32SizeNoTag(b.records.length())
-          + b.records.length();
-      encodedSizes[i] = encoded;
+      int body;
+      if (legacy) {
+        EncodedRecords records = b.legacyRecords();
+        body = CodedOutputStream.computeInt32Size(RECORD_COUNT, records.count())
+            + CodedOutputStream.computeInt64Size(BASE_TIMESTAMP, records.baseTimestamp())
+            + CodedOutputStream.computeTagSize(RECORDS) + CodedOutputStream.computeUInt32SizeNoTag(records.length())
+            + records.length();
+      } else {
+        kafka[i] = idempotent ? b.kafkaBatch(producerId, (short) producerEpoch, b.baseSequence, crc)
+            : b.kafkaBatch(KafkaBatch.NO_PRODUCER_ID, KafkaBatch.NO_PRODUCER_EPOCH, KafkaBatch.NO_SEQUENCE, crc);
+        body = b.wireBytes();
+      }
+      b.sentAsKafka = !legacy;
+      bodySizes[i] = body;
       int size = CodedOutputStream.computeStringSize(TOPIC, b.tp.topic())
           + CodedOutputStream.computeInt32Size(PARTITION, b.tp.partition())
-          + CodedOutputStream.computeTagSize(ENCODED_RECORDS) + CodedOutputStream.computeUInt32SizeNoTag(encoded)
-          + encoded;
+          + CodedOutputStream.computeTagSize(legacy ? ENCODED_RECORDS : KAFKA_BATCH)
+          + CodedOutputStream.computeUInt32SizeNoTag(body) + body;
       if (idempotent) {
         size += CodedOutputStream.computeInt32Size(BASE_SEQUENCE, b.baseSequence);
       }
@@ -76,11 +93,16 @@ final class ProduceRequestEncoding {
         o.writeUInt32NoTag(batchSizes[i]);
         o.writeString(TOPIC, b.tp.topic());
         o.writeInt32(PARTITION, b.tp.partition());
-        o.writeTag(ENCODED_RECORDS, WireFormat.WIRETYPE_LENGTH_DELIMITED);
-        o.writeUInt32NoTag(encodedSizes[i]);
-        o.writeInt32(RECORD_COUNT, b.records.count());
-        o.writeInt64(BASE_TIMESTAMP, b.records.baseTimestamp());
-        o.writeByteArray(RECORDS, b.records.array(), 0, b.records.length());
+        if (legacy) {
+          EncodedRecords records = b.legacyRecords();
+          o.writeTag(ENCODED_RECORDS, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+          o.writeUInt32NoTag(bodySizes[i]);
+          o.writeInt32(RECORD_COUNT, records.count());
+          o.writeInt64(BASE_TIMESTAMP, records.baseTimestamp());
+          o.writeByteArray(RECORDS, records.array(), 0, records.length());
+        } else {
+          o.writeByteArray(KAFKA_BATCH, kafka[i], 0, bodySizes[i]);
+        }
         if (idempotent) {
           o.writeInt32(BASE_SEQUENCE, b.baseSequence);
         }

@@ -30,6 +30,7 @@ public final class ProducerConfig {
   final Durability durability;
   final int maxRequestSize;
   final long metadataMaxAgeMs;
+  final CompressionType compression;
   /** Null: the default (murmur2 of the key, sticky without one). */
   final Partitioner partitioner;
 
@@ -55,6 +56,7 @@ public final class ProducerConfig {
             "maxInFlightPerPartition", b.idempotence ? "must be in [1, 5] with idempotence (the broker remembers the "
                 + "last 5 batches per producer and partition)" : "must be >= 1", b.maxInFlightPerPartition)
         .present("durability", b.durability)
+        .present("compression", b.compression)
         .atLeast("maxRequestSize", b.maxRequestSize, 1024)
         .betweenMs("metadataMaxAge", b.metadataMaxAgeMs, 0, Integer.MAX_VALUE)
         .throwIfAny();
@@ -77,6 +79,7 @@ public final class ProducerConfig {
     durability = b.durability;
     maxRequestSize = b.maxRequestSize;
     metadataMaxAgeMs = b.metadataMaxAgeMs;
+    compression = b.compression;
     partitioner = b.partitioner;
   }
 
@@ -105,6 +108,7 @@ public final class ProducerConfig {
     private Durability durability = Durability.WRITTEN;
     private int maxRequestSize = 1 << 20;
     private long metadataMaxAgeMs = 300_000;
+    private CompressionType compression = CompressionType.NONE;
     private Partitioner partitioner;
 
     private Builder() {}
@@ -236,6 +240,17 @@ public final class ProducerConfig {
      */
     public Builder maxRequestSize(int bytes) {
       this.maxRequestSize = bytes;
+      return this;
+    }
+
+    /**
+     * How each batch's records are compressed ({@code compression.type}, none): gzip, snappy, lz4 or
+     * zstd with the libraries and settings Kafka's producer uses. The broker stores a batch as it
+     * came, compressed, and every Brook reader and Kafka consumer reads it. {@code batchSize} counts
+     * bytes before compression.
+     */
+    public Builder compression(CompressionType codec) {
+      this.compression = codec;
       return this;
     }
 

@@ -38,7 +38,7 @@ public final class ProducerMetrics {
     return recordsSent.sum();
   }
 
-  /** Bytes of those records as sent (the stored batch format: keys, values, headers and framing). */
+  /** Bytes of those records as sent: their Kafka batches (keys, values, headers and framing), after compression. */
   public long bytesSent() {
     return bytesSent.sum();
   }
@@ -119,7 +119,7 @@ public final class ProducerMetrics {
 
   void acknowledged(ProducerBatch b) {
     recordsSent.add(b.count());
-    bytesSent.add(b.bytes());
+    bytesSent.add(b.wireBytes());
     batchesSent.increment();
   }
 

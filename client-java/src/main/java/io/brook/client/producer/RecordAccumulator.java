@@ -56,7 +56,7 @@ final class RecordAccumulator {
     }
     if (open == null) {
       int expected = Math.min(MAX_EXPECTED_RECORDS, Math.max(1, config.batchSize / size));
-      open = new ProducerBatch(tp, now, Math.min(config.batchSize, Math.max(size, 1024)), expected);
+      open = new ProducerBatch(tp, now, config.compression.codec(), expected);
       pq.waiting.addLast(open);
       fresh = true;
     }

@@ -11,24 +11,13 @@ import java.util.List;
  * {@code ProduceBatch.encoded_records} carries it: a varint body length, then a zig-zag varint
  * timestamp delta from the batch's base timestamp, a varint key length + 1 (0 = no key), the key, a
  * varint value length, the value, a varint header count and per header a varint name length, the
- * UTF-8 name, a varint value length and the value. {@code send} writes each record straight into
- * its batch's buffer in this form, so the broker stores it without decoding it into messages. The
+ * UTF-8 name, a varint value length and the value. Since D49 only a broker older than
+ * {@code kafka_batch} gets records in this form, rewritten from the batch's Kafka records. The
  * varints are protobuf's (unsigned LEB128, and sint64 for the delta), so CodedOutputStream writes
- * them (RecordEncodingTest reads the bytes back with the broker's BatchReader).
+ * them (ProduceRequestEncodingTest reads the bytes back with the broker's BatchReader).
  */
 final class RecordEncoding {
-  /** The most bytes a zig-zag varint of a long takes: a record reserves that much for its delta. */
-  private static final int MAX_DELTA_SIZE = 10;
-
   private RecordEncoding() {}
-
-  /**
-   * The most bytes the record can take, whatever its batch's base timestamp: what {@code send}
-   * reserves of the buffer memory before it knows the batch (the batch gives the rest back).
-   */
-  static int maxSize(byte[] key, byte[] value, List<Header> headers) {
-    return size(MAX_DELTA_SIZE + bodyWithoutDelta(key, value, headers));
-  }
 
   /** Bytes of the record's body (after its length) with this timestamp delta. */
   static int bodySize(byte[] key, byte[] value, List<Header> headers, long delta) {

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
 
 /**
  * The producer's one I/O thread. It takes due batches from the accumulator, sends them as
@@ -63,6 +64,10 @@ final class Sender implements Runnable {
   private boolean running = true;
   private int failedStreams;
   private long nextCorrelationId;
+  /** The broker predates ProduceBatch.kafka_batch (it answered one as an empty batch): encoded_records go. */
+  private boolean olderBroker;
+  /** The sender thread's, for the CRC of each batch it sends. */
+  private final CRC32C crc = new CRC32C();
   private volatile BrookException fatal;
 
   Sender(ProducerConfig config, RecordAccumulator acc, TopicMetadata metadata, Semaphore buffer, Channel channel,
@@ -194,15 +199,17 @@ final class Sender implements Runnable {
     long id;
     long pid;
     int epoch;
+    boolean legacy;
     acc.lock.lock();
     try {
       id = nextCorrelationId++;
       pid = config.idempotence ? producerId : -1;
       epoch = producerEpoch;
+      legacy = olderBroker;
     } finally {
       acc.lock.unlock();
     }
-    return ProduceRequestEncoding.encode(id, durability, pid, epoch, batches);
+    return ProduceRequestEncoding.encode(id, durability, pid, epoch, batches, legacy, crc);
   }
 
   /** A producer id at the start; the next epoch of it when the broker forgot it or a sent batch expired. */
@@ -261,11 +268,13 @@ final class Sender implements Runnable {
   }
 
   /** Under the lock: the answer for one batch. */
-  private void settle(ProducerBatch b, ProduceResult r, List<Runnable> completions) {
+  private void settle(ProducerBatch b, ProduceResult r, boolean readsKafkaBatch, List<Runnable> completions) {
     PartitionQueue pq = acc.queue(b.tp);
     pq.inFlight.remove(b);
     ErrorCode code = r.getErrorCode();
-    if (code == ErrorCode.ERROR_CODE_UNSPECIFIED) {
+    if (code == ErrorCode.ERROR_CODE_INVALID_RECORD && b.sentAsKafka && !readsKafkaBatch) {
+      olderBroker(pq, b, completions);
+    } else if (code == ErrorCode.ERROR_CODE_UNSPECIFIED) {
       if (config.idempotence) {
         pq.ackedNextSeq = PartitionQueue.addSequence(b.baseSequence, b.count());
       }
@@ -320,6 +329,26 @@ final class Sender implements Runnable {
     pq.finishRecovery(System.nanoTime());
   }
 
+  /**
+   * Under the lock: a broker older than ProduceBatch.kafka_batch dropped the field and refused the
+   * batch as empty, so nothing was written. Uncompressed, the batch goes again as encoded_records,
+   * as every later one; compressed, it fails, since that broker stores nothing compressed.
+   */
+  private void olderBroker(PartitionQueue pq, ProducerBatch b, List<Runnable> completions) {
+    if (config.compression == CompressionType.NONE) {
+      if (!olderBroker) {
+        LOG.log(System.Logger.Level.INFO, "the broker at " + address + " does not read Kafka batches (it predates "
+            + "ProduceBatch.kafka_batch): sending encoded_records instead");
+      }
+      olderBroker = true;
+      retry(pq, b);
+    } else {
+      failLater(pq, b, new BrookException("UNSUPPORTED_COMPRESSION", "the broker at " + address + " predates "
+          + "compressed batches (ProduceBatch.kafka_batch) and cannot store " + config.compression
+          + " batches: upgrade it, or produce with compression NONE"), completions);
+    }
+  }
+
   private void retry(PartitionQueue pq, ProducerBatch b) {
     metrics.retried(1);
     pq.recovering = true;
@@ -364,7 +393,7 @@ final class Sender implements Runnable {
         int i = r.getBatchIndex();
         if (i >= 0 && i < answered.length && !answered[i]) {
           answered[i] = true;
-          settle(request.batches.get(i), r, completions);
+          settle(request.batches.get(i), r, response.getResponse().getReadsKafkaBatch(), completions);
         }
       }
       for (int i = 0; i < answered.length; i++) {

@@ -3,13 +3,16 @@ package io.brook.client.producer;
 import io.brook.client.Header;
 import io.brook.client.TopicPartition;
 import io.brook.protocol.batch.BatchReader;
+import io.brook.protocol.batch.Compression;
 import io.brook.protocol.v1.Durability;
 import io.brook.protocol.v1.ProduceBatch;
 import io.brook.protocol.v1.ProduceStreamRequest;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -33,10 +36,10 @@ import org.openjdk.jmh.infra.Blackhole;
  * random value bytes, no key, no headers, one timestamp), same JMH settings as perf's
  * MicroBenchmark.
  *
- * <p>{@code brookClientEncode}: record by record into a batch buffer sized up front (RecordEncoding,
- * as {@code send}), then the ProduceStreamRequest framed around it (ProduceRequestEncoding, as the
- * sender): one new request byte[] per call. No futures, buffer accounting, locks or producer id. No
- * CRC: Brook's produce request has none.
+ * <p>{@code brookClientEncode}: record by record into the batch's Kafka record batch v2 (ProducerBatch,
+ * as {@code send}; uncompressed), then its CRC-32C and the ProduceStreamRequest framed around it
+ * (ProduceRequestEncoding, as the sender): one new request byte[] per call. No futures, buffer
+ * accounting, locks or producer id.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -56,8 +59,8 @@ public class ClientCodecBenchmark {
 
   private long timestamp;
   private byte[][] values;
-  private int batchBytes;
   private long correlationId;
+  private final CRC32C crc = new CRC32C();
 
   /** Records per second, the secondary metric {@code records} that perf/micro_table.py reads. */
   @State(Scope.Thread)
@@ -80,15 +83,11 @@ public class ClientCodecBenchmark {
       values[i] = new byte[recordSize];
       random.nextBytes(values[i]);
     }
-    for (byte[] v : values) { // sized once here, so encode never grows a buffer; one timestamp: deltas 0
-      batchBytes += RecordEncoding.size(RecordEncoding.bodySize(null, v, NO_HEADERS, 0));
-    }
 
     // The request must decode to the records, so a broken encoding cannot produce a figure.
     ProduceBatch sent = ProduceStreamRequest.parseFrom(encode(1)).getRequest().getBatches(0);
-    byte[] section = sent.getEncodedRecords().getRecords().toByteArray();
-    BatchReader records = new BatchReader().wrapRecords(section, 0, section.length,
-        sent.getEncodedRecords().getRecordCount(), sent.getEncodedRecords().getBaseTimestampMs());
+    byte[] batch = sent.getKafkaBatch().toByteArray();
+    BatchReader records = new BatchReader().wrapKafka(batch, 0, batch.length);
     for (int i = 0; i < batchSize; i++) {
       check(records.next() && Arrays.equals(records.copyValue(), values[i]) && records.timestamp() == timestamp,
           "client record " + i + " differs");
@@ -103,15 +102,16 @@ public class ClientCodecBenchmark {
   }
 
   /**
-   * One batch's records into a batch buffer allocated at its final size (as a Kafka producer's batch
-   * takes a pooled batch.size buffer), then one request around it. Not idempotent (no producer id).
+   * One batch's records into its Kafka batch, then one request around it. Not idempotent (no
+   * producer id).
    */
   private byte[] encode(long correlation) {
-    ProducerBatch batch = new ProducerBatch(TP, 0L, batchBytes, values.length);
+    ProducerBatch batch = new ProducerBatch(TP, 0L, Compression.NONE, values.length);
     for (byte[] v : values) {
-      batch.records.append(null, v, NO_HEADERS, timestamp);
+      batch.add(null, v, NO_HEADERS, timestamp, new CompletableFuture<>());
     }
-    return ProduceRequestEncoding.encode(correlation, Durability.DURABILITY_WRITTEN, -1, -1, List.of(batch));
+    return ProduceRequestEncoding.encode(correlation, Durability.DURABILITY_WRITTEN, -1, -1, List.of(batch), false,
+        crc);
   }
 
   @Benchmark

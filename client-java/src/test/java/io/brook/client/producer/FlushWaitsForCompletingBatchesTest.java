@@ -22,7 +22,7 @@ class FlushWaitsForCompletingBatchesTest {
     CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
     acc.lock.lock();
     try {
-      acc.append(tp, RecordEncoding.maxSize(null, value, List.of()), null, value, List.of(), 1L, future, 0);
+      acc.append(tp, KafkaRecordSize.max(null, value, List.of()), null, value, List.of(), 1L, future, 0);
       PartitionQueue pq = acc.queue(tp);
       ProducerBatch b = pq.waiting.pollFirst();
       pq.inFlight.add(b);

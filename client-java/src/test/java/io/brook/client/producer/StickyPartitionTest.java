@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 class StickyPartitionTest {
   @Test
   void eachClosedBatchMovesKeylessRecordsToTheNextPartition() {
-    RecordAccumulator acc = new RecordAccumulator(ProducerConfig.builder().batchSize(100).build(),
+    RecordAccumulator acc = new RecordAccumulator(ProducerConfig.builder().batchSize(130).build(),
         new java.util.concurrent.Semaphore(0));
     byte[] value = new byte[40];
-    int size = RecordEncoding.maxSize(null, value, List.of());
+    int size = KafkaRecordSize.max(null, value, List.of());
     List<Integer> chosen = new ArrayList<>();
     acc.lock.lock();
     try {
@@ -27,8 +27,8 @@ class StickyPartitionTest {
     } finally {
       acc.lock.unlock();
     }
-    // A 100-byte batch holds two 40-byte records (45 bytes each stored, 54 reserved for the longest
-    // timestamp delta): pairs, then the next partition.
+    // A 130-byte batch holds two 40-byte records (47 bytes each in a Kafka batch, 76 reserved for the
+    // longest varints): pairs, then the next partition.
     int first = chosen.get(0);
     for (int i = 0; i < chosen.size(); i++) {
       assertThat(chosen.get(i)).as("record %d", i).isEqualTo((first + i / 2) % 3);

@@ -31,7 +31,7 @@ func metricsProduce(t *testing.T, p *brook.Producer, topic string, n int) {
 func TestProducerStatsCountRecordsBytesBatchesLatencyAndErrorsByReason(t *testing.T) {
 	b := sharedBroker
 	topic := b.createTopic(t, 3, nil)
-	small := b.createTopic(t, 1, map[string]string{"max.message.bytes": "2000"})
+	small := b.createTopic(t, 1, map[string]string{"max.record.bytes": "2000"})
 	p := newProducer(t, b, brook.WithLinger(5*time.Millisecond))
 	if s := p.Stats(); s.RecordsSent != 0 || len(s.Errors) != 0 {
 		t.Fatalf("a new producer's stats: %+v", s)
@@ -61,10 +61,10 @@ func TestProducerStatsCountRecordsBytesBatchesLatencyAndErrorsByReason(t *testin
 		t.Errorf("Retries = %d, Errors = %v on a healthy broker", s.Retries, s.Errors)
 	}
 
-	// The broker refuses a batch over the topic's max.message.bytes: one record failed, by its reason.
+	// The broker refuses a record over the topic's max.record.bytes: one record failed, by its reason.
 	err := p.ProduceSync(testCtx(t, 30*time.Second), &brook.Record{Topic: small, Value: []byte(strings.Repeat("x", 5000))}).FirstErr()
 	if !errors.Is(err, brook.ErrRecordTooLarge) {
-		t.Fatalf("a record over max.message.bytes: %v", err)
+		t.Fatalf("a record over max.record.bytes: %v", err)
 	}
 	if got := p.Stats().Errors; len(got) != 1 || got["RECORD_TOO_LARGE"] != 1 {
 		t.Errorf("Errors = %v, want RECORD_TOO_LARGE: 1", got)
@@ -198,7 +198,7 @@ func TestConsumerStatsCountARebalanceInBothMembers(t *testing.T) {
 func TestBrookpromCollectorsExposeTheStats(t *testing.T) {
 	b := sharedBroker
 	topic := b.createTopic(t, 2, nil)
-	small := b.createTopic(t, 1, map[string]string{"max.message.bytes": "2000"})
+	small := b.createTopic(t, 1, map[string]string{"max.record.bytes": "2000"})
 	reg := prometheus.NewPedanticRegistry()
 	labels := prometheus.Labels{"app": "test"}
 

@@ -194,7 +194,7 @@ func TestManualPartitionerWritesToTheRecordsPartition(t *testing.T) {
 
 func TestBrokerErrorsMatchSentinelsAndLeaveOtherRecordsAlone(t *testing.T) {
 	b := sharedBroker
-	topic := b.createTopic(t, 1, map[string]string{"max.message.bytes": "1024"})
+	topic := b.createTopic(t, 1, map[string]string{"max.record.bytes": "1024"})
 	p := newProducer(t, b)
 	ctx := testCtx(t, 60*time.Second)
 

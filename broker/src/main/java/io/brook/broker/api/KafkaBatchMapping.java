@@ -24,7 +24,9 @@ final class KafkaBatchMapping {
     Integer partition = b.hasPartition() ? b.getPartition() : null;
     Integer baseSequence = b.hasBaseSequence() ? b.getBaseSequence() : null;
     ByteStringSlice bytes = ByteStringSlice.of(b.getKafkaBatch());
-    IncomingBatch batch = new IncomingBatch.Kafka(bytes.array(), bytes.offset(), bytes.length());
+    // Brook's producers know Brook's per-record limit, as for records and encoded_records (D37, D49).
+    IncomingBatch batch = new IncomingBatch.Kafka(bytes.array(), bytes.offset(), bytes.length(),
+        IncomingBatch.Kafka.SizeLimit.RECORD);
     String where = b.getTopic() + (partition == null ? "" : "-" + partition);
     BrokerException malformed = null;
     if (b.getRecordsCount() > 0 || b.hasEncodedRecords()) {

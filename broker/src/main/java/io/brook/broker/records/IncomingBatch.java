@@ -44,13 +44,30 @@ public sealed interface IncomingBatch {
    * request's memory: header, then records, compressed or not. Nothing here is trusted until validated.
    *
    * @param array holds the batch at {@code [offset, offset + length)}; not copied, not changed
+   * @param limit which size rule holds it: each door's clients meet the rule they know (D37)
    */
-  record Kafka(byte[] array, int offset, int length) implements IncomingBatch {
+  record Kafka(byte[] array, int offset, int length, SizeLimit limit) implements IncomingBatch {
     public Kafka {
       if (offset < 0 || length < 0 || offset > array.length - length) {
         throw new IllegalArgumentException("[" + offset + ", " + offset + " + " + length + ") is outside "
             + array.length + " bytes");
       }
+      if (limit == null) {
+        throw new IllegalArgumentException("a Kafka batch names the size rule it is held to");
+      }
+    }
+
+    /** A batch the Kafka door received: Kafka's rule. */
+    public Kafka(byte[] array, int offset, int length) {
+      this(array, offset, length, SizeLimit.BATCH);
+    }
+
+    /** The size rules a Kafka batch can be held to. */
+    public enum SizeLimit {
+      /** The topic's max.message.bytes on the batch as stored, after compression: Kafka's rule (the Kafka door). */
+      BATCH,
+      /** The topic's max.record.bytes on each record: Brook's rule (gRPC's kafka_batch, from Brook's producers). */
+      RECORD
     }
 
     /** The count its header declares; 0 when the bytes are too few to hold a header. */

@@ -14,9 +14,11 @@ import java.util.zip.CRC32C;
  * The Kafka case of {@link BatchValidator}: a record batch v2 as a Kafka producer sent it, checked
  * as Kafka's LogValidator checks it before it is stored as it came. The header (magic 2, batch
  * length = the bytes, count and last offset delta, no transactional or control bit, producer fields
- * whole, create-time timestamps), the CRC-32C, the size against the topic's max.message.bytes (the batch as stored, after
- * compression, as Kafka counts it), then every record, decompressed once within the bound Brook's
- * readers keep: offset deltas 0 to count - 1, every length, no negative timestamp.
+ * whole, create-time timestamps), the CRC-32C, the size against the topic's max.message.bytes (the
+ * batch as stored, after compression, as Kafka counts it) for a batch of the Kafka door, then every
+ * record, decompressed once within the bound Brook's readers keep: offset deltas 0 to count - 1,
+ * every length, no negative timestamp, and for a batch of Brook's producers (gRPC's kafka_batch)
+ * each record against max.record.bytes instead, the rule Brook's clients know.
  */
 final class KafkaBatchValidation {
   private KafkaBatchValidation() {}
@@ -56,7 +58,8 @@ final class KafkaBatchValidation {
           + KafkaBatch.lastOffsetDelta(b, from) + " (they must be " + (count - 1) + ")");
     }
     int limit = topic.config().maxMessageBytes();
-    if (length > limit) {
+    boolean perRecord = batch.limit() == IncomingBatch.Kafka.SizeLimit.RECORD;
+    if (!perRecord && length > limit) {
       throw new BrokerException(BrokerError.RECORD_TOO_LARGE, "the Kafka batch for " + where + " is " + length
           + " bytes; topic " + topic.name() + " takes at most " + limit + " (" + TopicConfig.MAX_MESSAGE_BYTES + ")");
     }
@@ -74,6 +77,11 @@ final class KafkaBatchValidation {
         }
         if (in.timestamp() < 0) {
           throw invalid("record " + i + " of " + what + " has a negative timestamp " + in.timestamp());
+        }
+        if (perRecord && in.payloadSize() > topic.config().maxRecordBytes()) {
+          throw new BrokerException(BrokerError.RECORD_TOO_LARGE, "record " + i + " of the batch for " + where
+              + " is " + in.payloadSize() + " bytes; topic " + topic.name() + " takes at most "
+              + topic.config().maxRecordBytes() + " (" + TopicConfig.MAX_RECORD_BYTES + ")");
         }
         maxTimestamp = Math.max(maxTimestamp, in.timestamp());
         payload += in.payloadSize();

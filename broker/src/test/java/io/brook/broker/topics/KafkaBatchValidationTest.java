@@ -206,6 +206,25 @@ class KafkaBatchValidationTest {
   }
 
   @Test
+  void aBatchFromBrooksProducersIsHeldToMaxRecordBytesPerRecordNotToMaxMessageBytes() {
+    topics.alterConfig("k", Map.of("max.message.bytes", "200", "max.record.bytes", "100"), java.util.List.of());
+    byte[] manySmall = batch(Compression.NONE, rec(T, "a", "x".repeat(90)), rec(T, "b", "y".repeat(90)),
+        rec(T, "c", "z".repeat(90)));
+    assertThat(manySmall.length).as("over max.message.bytes as a whole").isGreaterThan(200);
+    assertThat(validator.validate(topic, "k-0", new IncomingBatch.Kafka(manySmall, 0, manySmall.length,
+        IncomingBatch.Kafka.SizeLimit.RECORD)).recordCount()).isEqualTo(3);
+    byte[] oneLarge = batch(codec("gzip"), rec(T, "a", "x".repeat(500)));
+    assertThat(oneLarge.length).as("under max.message.bytes as stored").isLessThan(200);
+    assertThatThrownBy(() -> validator.validate(topic, "k-0", new IncomingBatch.Kafka(oneLarge, 0, oneLarge.length,
+        IncomingBatch.Kafka.SizeLimit.RECORD))).isInstanceOfSatisfying(BrokerException.class, e -> {
+          assertThat(e.error()).isEqualTo(BrokerError.RECORD_TOO_LARGE);
+          assertThat(e.getMessage()).isEqualTo("record 0 of the batch for k-0 is 501 bytes; topic k takes at most 100"
+              + " (max.record.bytes)");
+        });
+    refused(manySmall, BrokerError.RECORD_TOO_LARGE, "(max.message.bytes)"); // the Kafka door's rule
+  }
+
+  @Test
   void aCompressedBatchThatDecompressesPastTheReadersBoundIsRefused() {
     byte[] bomb = batch(codec("zstd"), rec(T, "a", "0".repeat(17 << 20)));
     assertThat(bomb.length).isLessThan(1 << 20);

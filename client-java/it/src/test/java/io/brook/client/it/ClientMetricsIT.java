@@ -81,7 +81,7 @@ class ClientMetricsIT {
   @Test
   void producerCountsRecordsBytesBatchesLatencyAndErrorsByReason() throws Exception {
     wire.createTopic("metrics-produce", 3);
-    wire.createTopic("metrics-small", 1, Map.of("max.message.bytes", "2000"));
+    wire.createTopic("metrics-small", 1, Map.of("max.record.bytes", "2000"));
     try (BrookProducer<String, String> p = producer()) {
       ProducerMetrics m = p.metrics();
       assertThat(m.recordsSent()).isZero();
@@ -99,7 +99,7 @@ class ClientMetricsIT {
       assertThat(m.retries()).isZero();
       assertThat(m.errors()).isEmpty();
 
-      // The broker refuses a batch over the topic's max.message.bytes: one record failed, by its reason.
+      // The broker refuses a record over the topic's max.record.bytes: one record failed, by its reason.
       CompletableFuture<?> big = p.send(new ProducerRecord<>("metrics-small", "x".repeat(5000)));
       assertThatThrownBy(() -> big.get(30, TimeUnit.SECONDS)).cause().isInstanceOf(RecordTooLargeException.class);
       assertThat(m.errors()).containsExactly(Map.entry("RECORD_TOO_LARGE", 1L));
@@ -230,7 +230,7 @@ class ClientMetricsIT {
 
   @Test
   void micrometerBinderShowsErrorsByReasonAndTheAckConsumersStats() throws Exception {
-    wire.createTopic("metrics-errors", 1, Map.of("max.message.bytes", "2000"));
+    wire.createTopic("metrics-errors", 1, Map.of("max.record.bytes", "2000"));
     wire.createTopic("metrics-jobs", 1);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (BrookProducer<String, String> p = producer(); BrookClientMetrics meters = BrookClientMetrics.bind(p, registry)) {

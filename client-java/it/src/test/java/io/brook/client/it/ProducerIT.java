@@ -204,7 +204,7 @@ class ProducerIT {
 
   @Test
   void aRecordTheBrokerRefusesFailsAloneAndTheRecordsAroundItAreWritten() throws Exception {
-    wire.createTopic("too-large", 1, Map.of("max.message.bytes", "2000"));
+    wire.createTopic("too-large", 1, Map.of("max.record.bytes", "2000"));
     List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
     // One batch of 50: the broker refuses it whole, the producer halves it until the large record is alone.
     try (BrookProducer<String, String> producer =
@@ -216,7 +216,7 @@ class ProducerIT {
       producer.flush();
     }
     assertThatThrownBy(() -> futures.get(20).get()).cause().isInstanceOf(RecordTooLargeException.class)
-        .hasMessageContaining("max.message.bytes");
+        .hasMessageContaining("max.record.bytes");
     List<String> stored = wire.readAll("too-large", 0).stream().map(r -> text(r.getValue())).toList();
     List<String> expected = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
@@ -230,7 +230,7 @@ class ProducerIT {
 
   @Test
   void withPipelinedSingleRecordBatchesARefusedOneLeavesNoSequenceGap() throws Exception {
-    wire.createTopic("too-large-pipelined", 1, Map.of("max.message.bytes", "2000"));
+    wire.createTopic("too-large-pipelined", 1, Map.of("max.record.bytes", "2000"));
     List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
     try (BrookProducer<String, String> producer = producer(config().batchSize(1).linger(Duration.ofMillis(0)))) {
       for (int i = 0; i < 50; i++) {

@@ -29,7 +29,8 @@ public final class BrokerConfig {
   static final Set<String> NOT_SETTINGS = Set.of("BROOK_BROKER", "BROOK_CONFIG", "BROOK_JAVA", "BROOK_JAVA_OPTS",
       "BROOK_HOME", "BROOK_TOKEN", "BROOK_TOKEN_FILE", "BROOK_TLS_CA", "BROOK_TEST_TOPIC",
       "BROOK_TOOLS_DIR", "BROOK_SKIP_MAVEN", "BROOK_TEST_BUDGET_S", "BROOK_CACHE", "BROOK_DOCKER_CACHE",
-      "BROOK_BASE_IMAGE", "BROOK_PERF_WORK", "BROOK_PERF_JAVA_OPTS", "BROOK_PERF_SKIP_BUILD");
+      "BROOK_BASE_IMAGE", "BROOK_PERF_WORK", "BROOK_PERF_JAVA_OPTS", "BROOK_PERF_SKIP_BUILD",
+      "BROOK_WRITE_GO_FIXTURES");
 
   private final Map<String, Object> values;
   private final Map<String, String> sources;

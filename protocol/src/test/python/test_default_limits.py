@@ -120,7 +120,7 @@ def test_a_stored_batch_over_the_cap_is_fetched_raw_as_records_within_the_cap(st
 
 def test_a_single_record_larger_than_the_cap_goes_out_alone(stubs):
     big = 3_500_000  # over the 3 MiB cap, under the client's 4 MiB
-    topic = stubs.topic("huge", max_message_bytes=4 << 20)
+    topic = stubs.topic("huge", max_record_bytes=4 << 20)
     stubs.send(topic, [record(b"s")])
     stubs.send(topic, [record(b"b" * big)])
     stubs.send(topic, [record(b"t")])
@@ -143,7 +143,7 @@ def test_a_delivery_whose_stream_failed_does_not_count_as_an_attempt(broker, stu
     # A client whose inbound limit (1 MiB) is below a record (2 MiB) never gets it: its streams fail
     # while the message is sent. Those deliveries must not spend max.delivery.attempts, so a client that
     # can take the record still gets it, as its first attempt, and nothing is dead-lettered.
-    topic = stubs.topic("unread", max_message_bytes=3 << 20)
+    topic = stubs.topic("unread", max_record_bytes=3 << 20)
     stubs.send(topic, [record(b"r" * (2 << 20))])
     group = stubs.ack_group("failing", max_delivery_attempts=2)
 
@@ -164,9 +164,9 @@ def test_a_delivery_whose_stream_failed_does_not_count_as_an_attempt(broker, stu
 
 
 def test_a_record_its_topic_took_is_dead_lettered_however_large(stubs):
-    # The dead-letter topic is made with the broker's default max.message.bytes (1 MiB), and a dead
+    # The dead-letter topic is made with the broker's default max.record.bytes (1 MiB), and a dead
     # letter carries origin headers on top: a record its own topic took must still go there.
-    topic = stubs.topic("near", max_message_bytes=3 << 20)
+    topic = stubs.topic("near", max_record_bytes=3 << 20)
     stubs.send(topic, [record(b"r" * (2 << 20), key=b"k")])
     group = stubs.ack_group("rejecting")
     requests = Requests(ack_pb2.ReceiveRequest(group=group, topics=[topic]))

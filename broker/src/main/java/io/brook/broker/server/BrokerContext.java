@@ -65,6 +65,8 @@ final class BrokerContext {
   final InetSocketAddress httpListen;
   /** Where the Kafka listener binds; empty when it is off (kafka.listen empty, or auth.enabled: no SASL yet). */
   final Optional<InetSocketAddress> kafkaListen;
+  /** kafka.listen was left at its default (localhost:9092), not set by the operator. */
+  final boolean kafkaListenDefault;
   final Optional<InetSocketAddress> kafkaAdvertised;
   final int kafkaMaxInflight;
   final int maxRequestBytes;
@@ -133,6 +135,7 @@ final class BrokerContext {
     grpcListen = config.get(BrokerKeys.GRPC_LISTEN);
     httpListen = config.get(BrokerKeys.HTTP_LISTEN);
     kafkaListen = kafkaListen(config);
+    kafkaListenDefault = "default".equals(config.source(BrokerKeys.KAFKA_LISTEN));
     kafkaAdvertised = config.get(BrokerKeys.KAFKA_ADVERTISED);
     kafkaMaxInflight = config.get(BrokerKeys.KAFKA_CONNECTION_MAX_INFLIGHT);
     maxRequestBytes = config.get(BrokerKeys.MAX_REQUEST_BYTES);

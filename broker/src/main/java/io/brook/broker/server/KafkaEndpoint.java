@@ -17,6 +17,7 @@ import io.brook.broker.kafka.apis.MetadataApi;
 import io.brook.broker.kafka.apis.ProduceApi;
 import io.brook.broker.kafka.wire.KafkaServer;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import org.slf4j.Logger;
@@ -65,12 +66,23 @@ final class KafkaEndpoint implements AutoCloseable {
     }
     String clusterId = ClusterIdFile.load(ctx.dataDir);
     boolean tls = ctx.security.tls().isPresent();
-    server = KafkaServer.start(ctx.kafkaListen.get(), HttpTls.context(ctx.security.tls()), ctx.maxRequestBytes,
-        ctx.kafkaMaxInflight, new KafkaApis(apis(ctx)), bound -> {
-          InetSocketAddress advertised = ctx.kafkaAdvertised.orElse(bound);
-          info = new KafkaListenerInfo(NODE_ID, advertised.getHostString(), advertised.getPort(), clusterId, tls);
-          return info;
-        }, ctx.metrics.kafka());
+    try {
+      server = KafkaServer.start(ctx.kafkaListen.get(), HttpTls.context(ctx.security.tls()), ctx.maxRequestBytes,
+          ctx.kafkaMaxInflight, new KafkaApis(apis(ctx)), bound -> {
+            InetSocketAddress advertised = ctx.kafkaAdvertised.orElse(bound);
+            info = new KafkaListenerInfo(NODE_ID, advertised.getHostString(), advertised.getPort(), clusterId, tls);
+            return info;
+          }, ctx.metrics.kafka());
+    } catch (BindException e) {
+      if (!ctx.kafkaListenDefault) {
+        throw e;
+      }
+      // A broker upgraded onto a host where Kafka already has 9092 keeps serving gRPC: only a listener
+      // the operator asked for refuses the start.
+      log.warn("Kafka listener off: {}; set kafka.listen to a free host:port (or empty to keep it off)",
+          e.getMessage());
+      return;
+    }
     log.info("Kafka on {}:{} ({}), advertised as {}:{}, cluster id {}", ctx.kafkaListen.get().getHostString(),
         server.address().getPort(), tls ? "TLS" : "plaintext", info.advertisedHost(), info.advertisedPort(),
         clusterId);

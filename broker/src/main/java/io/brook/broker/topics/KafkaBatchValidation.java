@@ -87,6 +87,9 @@ final class KafkaBatchValidation {
         payload += in.payloadSize();
       }
     } catch (CorruptBatchException e) {
+      if (e.overLimit()) { // a sound batch too large to read back: a size refusal, so clients split and retry
+        throw new BrokerException(BrokerError.RECORD_TOO_LARGE, e.getMessage() + "; send smaller batches");
+      }
       throw invalid(what + " does not hold " + count + " well-formed records: " + e.getMessage());
     }
     return new KafkaRecords(b, from, length, count, maxTimestamp, payload, producer);

@@ -68,6 +68,42 @@ class KafkaStartIT {
   }
 
   @Test
+  void theDefaultKafkaPortInUseLeavesTheListenerOffAndTheBrokerServing() throws Exception {
+    ServerSocket held = null;
+    try {
+      try {
+        held = new ServerSocket(9092, 1, InetAddress.getByName("localhost"));
+      } catch (java.net.BindException alreadyTaken) {
+        // something else holds localhost:9092 (an Apache Kafka, a developer's broker): the same case
+      }
+      List<String> cmd = new java.util.ArrayList<>(BrokerProcess.command(dir.resolve("data"), List.of()));
+      int at = cmd.indexOf("kafka.listen=127.0.0.1:0"); // left at its default: localhost:9092
+      cmd.remove(at);
+      cmd.remove(at - 1);
+      Path log = dir.resolve("default-port.log");
+      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+      pb.environment().keySet().removeIf(k -> k.startsWith("BROOK_"));
+      Process broker = pb.start();
+      try {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BrokerProcess.START_TIMEOUT_S);
+        while (System.nanoTime() < deadline && broker.isAlive() && !Files.readString(log).contains("Brook ready")) {
+          Thread.sleep(100);
+        }
+        String out = Files.readString(log);
+        assertThat(out).as(out).contains("Kafka listener off: cannot listen for Kafka clients on localhost:9092 "
+            + "(kafka.listen)").contains("Brook ready: gRPC on 127.0.0.1:").contains(", Kafka off, ");
+        assertThat(broker.isAlive()).isTrue();
+      } finally {
+        broker.destroyForcibly().waitFor();
+      }
+    } finally {
+      if (held != null) {
+        held.close();
+      }
+    }
+  }
+
+  @Test
   void aDamagedClusterIdRefusesTheStartNamingTheFile() throws Exception {
     Path data = Files.createDirectories(dir.resolve("data"));
     Files.writeString(data.resolve("cluster.id"), "not-an-id\n");

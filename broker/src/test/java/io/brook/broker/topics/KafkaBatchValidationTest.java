@@ -225,10 +225,10 @@ class KafkaBatchValidationTest {
   }
 
   @Test
-  void aCompressedBatchThatDecompressesPastTheReadersBoundIsRefused() {
+  void aCompressedBatchThatDecompressesPastTheReadersBoundIsRefusedAsTooLargeSoClientsSplitIt() {
     byte[] bomb = batch(codec("zstd"), rec(T, "a", "0".repeat(17 << 20)));
     assertThat(bomb.length).isLessThan(1 << 20);
-    refused(bomb, BrokerError.INVALID_RECORD, "does not hold 1 well-formed records");
+    refused(bomb, BrokerError.RECORD_TOO_LARGE, "decompress to more than 16777216 bytes", "send smaller batches");
   }
 
   @Test

@@ -150,7 +150,7 @@ final class DecompressionBuffer {
   }
 
   private CorruptBatchException tooLarge(String what) {
-    return new CorruptBatchException("corrupt " + what + ": its records decompress to more than "
-        + maxBytes + " bytes, the reader's limit");
+    return CorruptBatchException.overLimit(what + ": its records decompress to more than " + maxBytes
+        + " bytes, the reader's limit");
   }
 }

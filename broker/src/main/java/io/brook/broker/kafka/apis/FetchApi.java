@@ -159,11 +159,12 @@ public final class FetchApi implements KafkaApi {
         continue;
       }
       PartitionRead r = reads.get(read++);
-      part.setHighWatermark(r.endOffset()).setLastStableOffset(r.endOffset()).setLogStartOffset(r.logStartOffset());
-      if (r.error() != null) {
-        part.setErrorCode(KafkaErrors.code(r.error()).code());
+      if (r.error() != null) { // Kafka's answer to a failed partition: -1 for what is not known
+        part.setErrorCode(KafkaErrors.code(r.error()).code()).setHighWatermark(-1).setLastStableOffset(-1)
+            .setLogStartOffset(-1);
         continue;
       }
+      part.setHighWatermark(r.endOffset()).setLastStableOffset(r.endOffset()).setLogStartOffset(r.logStartOffset());
       if (!r.batches().isEmpty()) {
         part.setRecords(MemoryRecords.readableRecords(joined(r.batches())));
       }

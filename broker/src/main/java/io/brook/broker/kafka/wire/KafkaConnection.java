@@ -113,12 +113,15 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         continue; // no answer expected (acks=0): the next one keeps its place
       }
       short version = r.unsupportedApiVersions() ? 0 : r.version();
-      ByteBuf frame;
+      ByteBuf frame = null;
       Map<String, Integer> errors;
       try {
         frame = ResponseEncoder.encode(ctx.alloc(), r.key(), version, r.correlationId(), head.response);
         errors = AnswerErrors.of(r.key(), version, frame);
       } catch (RuntimeException e) {
+        if (frame != null) {
+          frame.release(); // encoded, but its errors could not be counted: never written
+        }
         refuse("handler_failed", "the " + r.key().name + " v" + r.version() + " answer could not be encoded: " + e);
         return;
       }

@@ -84,7 +84,9 @@ final class KafkaCore implements AutoCloseable {
         new DescribeConfigsApi(admin, BrokerSettings.of(BrokerConfig.defaults())),
         new IncrementalAlterConfigsApi(admin),
         new ListOffsetsApi(fetch, times),
-        new InitProducerIdApi(produce)));
+        new InitProducerIdApi(produce),
+        new ProduceApi(produce, admin),
+        new FetchApi(fetch, admin)));
   }
 
   KafkaCore(Path dir) {

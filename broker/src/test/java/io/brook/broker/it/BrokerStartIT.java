@@ -29,7 +29,8 @@ class BrokerStartIT {
     return Exec.await(pb, pb.start(), REFUSAL_TIMEOUT_S);
   }
 
-  private static int freePort() throws IOException {
+  /** A free TCP port on the loopback address. */
+  static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }

@@ -42,12 +42,6 @@ import org.junit.jupiter.api.io.TempDir;
 class KafkaProducerFailuresIT {
   @TempDir Path dir;
 
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
-  }
-
   static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
     Properties p = new Properties();
     p.put("bootstrap.servers", bootstrap);
@@ -62,7 +56,7 @@ class KafkaProducerFailuresIT {
 
   @Test
   void aBatchRetriedAfterItsAnswerWasLostIsWrittenOnce() throws Exception {
-    int kafkaPort = freePort();
+    int kafkaPort = BrokerStartIT.freePort();
     try (DropFirstProduceAnswer proxy = new DropFirstProduceAnswer(kafkaPort);
         BrokerProcess broker = BrokerProcess.start(dir.resolve("data"), "--set", "kafka.listen=127.0.0.1:" + kafkaPort,
             "--set", "kafka.advertised=127.0.0.1:" + proxy.port())) {
@@ -90,7 +84,7 @@ class KafkaProducerFailuresIT {
 
   @Test
   void killNineMidProduceLosesNothingAcknowledgedAndOffsetsStayContiguous() throws Exception {
-    int kafkaPort = freePort();
+    int kafkaPort = BrokerStartIT.freePort();
     try (BrokerProcess broker = BrokerProcess.start(dir.resolve("data"), "--set",
         "kafka.listen=127.0.0.1:" + kafkaPort)) {
       Wire wire = new Wire(broker.channel());

@@ -8,6 +8,7 @@ import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.kafka.apis.KafkaErrors.Failure;
 import io.brook.broker.records.IncomingBatch;
 import io.brook.protocol.batch.KafkaBatch;
 import java.nio.ByteBuffer;
@@ -69,15 +70,16 @@ public final class ProduceApi implements KafkaApi {
     List<BatchToAppend> batches = new ArrayList<>();
     List<PartitionProduceResponse> where = new ArrayList<>(); // per batch: its part of the answer
     ProduceCall.Producer producer = null; // Kafka names it in each batch; Brook's core per request
+    Failure wholeRequest = requestRefusal(data);
     for (TopicProduceData t : data.topicData()) {
       String topic = request.apiVersion() >= 13 ? topics.nameOf(TopicIds.toBrook(t.topicId())) : t.name();
       Uuid topicId = request.apiVersion() >= 13 ? t.topicId() : Uuid.ZERO_UUID;
       TopicProduceResponse inAnswer = answer.topic(t.name(), topicId);
       for (PartitionProduceData p : t.partitionData()) {
         PartitionProduceResponse part = answer.partition(inAnswer, p.index());
-        String refusal = refusal(data, topic, p);
+        Failure refusal = wholeRequest != null ? wholeRequest : partitionRefusal(topic, p);
         if (refusal != null) {
-          error(part, refusalCode(data, topic), refusal);
+          error(part, refusal.error(), refusal.message());
           continue;
         }
         ByteBuffer buf = ((MemoryRecords) p.records()).buffer();
@@ -132,43 +134,43 @@ public final class ProduceApi implements KafkaApi {
     return noAnswer ? done.thenApply(a -> null) : done;
   }
 
-  /** Why a partition's data cannot even be handed to the core, or null. */
-  private static String refusal(ProduceRequestData data, String topic, PartitionProduceData p) {
+  /** Why no partition of the request can be handed to the core, or null. */
+  private static Failure requestRefusal(ProduceRequestData data) {
     if (data.transactionalId() != null) {
-      return "transactions are not supported by Brook (transactional.id " + data.transactionalId() + ")";
+      return new Failure(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+          "transactions are not supported by Brook (transactional.id " + data.transactionalId() + ")");
     }
     if (data.acks() != 0 && data.acks() != 1 && data.acks() != -1) {
-      return "acks must be 0, 1 or -1 (all), got " + data.acks();
-    }
-    if (topic == null) {
-      return "unknown topic id";
-    }
-    if (!(p.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
-      return "no record batch for partition " + p.index();
-    }
-    ByteBuffer buf = records.buffer();
-    if (!buf.hasArray()) {
-      return "record batch not in a heap buffer";
-    }
-    if (buf.remaining() < KafkaBatch.HEADER_SIZE) {
-      return "the record batch is " + buf.remaining() + " bytes, shorter than a batch header";
-    }
-    int batchLength = buf.getInt(buf.position() + 8);
-    if (batchLength + KafkaBatch.LOG_OVERHEAD != buf.remaining()) { // Kafka's rule since Produce v3
-      return "a produce request must hold exactly one record batch per partition (batch length "
-          + batchLength + " in " + buf.remaining() + " bytes)";
+      return new Failure(Errors.INVALID_REQUIRED_ACKS, "acks must be 0, 1 or -1 (all), got " + data.acks());
     }
     return null;
   }
 
-  private static Errors refusalCode(ProduceRequestData data, String topic) {
-    if (data.transactionalId() != null) {
-      return Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+  /** Why a partition's data cannot even be handed to the core, or null. */
+  private static Failure partitionRefusal(String topic, PartitionProduceData p) {
+    if (topic == null) {
+      return new Failure(Errors.UNKNOWN_TOPIC_ID, "unknown topic id");
     }
-    if (data.acks() != 0 && data.acks() != 1 && data.acks() != -1) {
-      return Errors.INVALID_REQUIRED_ACKS;
+    if (!(p.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
+      return corrupt("no record batch for partition " + p.index());
     }
-    return topic == null ? Errors.UNKNOWN_TOPIC_ID : Errors.CORRUPT_MESSAGE;
+    ByteBuffer buf = records.buffer();
+    if (!buf.hasArray()) {
+      return corrupt("record batch not in a heap buffer");
+    }
+    if (buf.remaining() < KafkaBatch.HEADER_SIZE) {
+      return corrupt("the record batch is " + buf.remaining() + " bytes, shorter than a batch header");
+    }
+    int batchLength = buf.getInt(buf.position() + KafkaBatch.BATCH_LENGTH);
+    if (batchLength + KafkaBatch.LOG_OVERHEAD != buf.remaining()) { // Kafka's rule since Produce v3
+      return corrupt("a produce request must hold exactly one record batch per partition (batch length "
+          + batchLength + " in " + buf.remaining() + " bytes)");
+    }
+    return null;
+  }
+
+  private static Failure corrupt(String message) {
+    return new Failure(Errors.CORRUPT_MESSAGE, message);
   }
 
   private static void error(PartitionProduceResponse part, Errors code, String message) {

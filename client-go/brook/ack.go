@@ -708,9 +708,11 @@ func (c *AckConsumer) run() {
 		why := "the broker ended it"
 		if err != nil {
 			why = callError(err).Error()
-			c.mu.Lock()
-			c.failure = callError(err)
-			c.mu.Unlock()
+			if saysMoreThanCtx(callError(err)) { // keep the reason, not a cut wait's deadline
+				c.mu.Lock()
+				c.failure = callError(err)
+				c.mu.Unlock()
+			}
 		}
 		if up {
 			c.log().Info("brook: ack consumer: the stream ended; opening it again", "group", c.cfg.group, "reason", why)

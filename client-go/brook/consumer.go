@@ -649,20 +649,26 @@ func (c *Consumer) retrying(ctx context.Context, f func(ctx context.Context) err
 	ctx, stop := c.scoped(ctx, c.lifetime)
 	defer stop()
 	bo := newBackoff(c.cfg.backoffMin, c.cfg.backoffMax)
+	var last error // the last failure that says more than "the context ended"
 	for {
 		err := f(ctx)
 		if err == nil {
 			return nil
 		}
+		if saysMoreThanCtx(err) {
+			last = err
+		}
 		if ctx.Err() != nil {
-			return consumerCtxErr(ctx, err)
+			// The attempt the context cut (waiting for a reconnect) says only
+			// that; the one before it says why the broker was not answering.
+			return consumerCtxErr(ctx, last)
 		}
 		if !consumerUnreachable(err) {
 			return err
 		}
 		c.conn.ResetConnectBackoff()
 		if bo.wait(ctx) != nil {
-			return consumerCtxErr(ctx, err)
+			return consumerCtxErr(ctx, last)
 		}
 	}
 }

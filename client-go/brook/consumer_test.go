@@ -449,3 +449,30 @@ func TestConsumerFencedAtTheRevokeCommitReportsLost(t *testing.T) {
 		t.Fatalf("events\n got %s\nwant %s", got, want)
 	}
 }
+
+// A retried call whose context ends during an attempt waiting for a reconnect
+// still names the broker failure of the attempt before it (the attempt the
+// context cut says only that the deadline passed): CI saw a bare
+// "context deadline exceeded" from Committed against a dead address.
+func TestConsumerRetryingKeepsTheLastBrokerFailureWhenTheContextCutsAnAttempt(t *testing.T) {
+	c, err := NewConsumer(WithBroker("127.0.0.1:1"), WithGroup("g"), WithRetryBackoff(time.Millisecond, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close(context.Background()) }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	attempts := 0
+	err = c.retrying(ctx, func(callCtx context.Context) error {
+		attempts++
+		if attempts == 1 {
+			return callError(status.Error(codes.Unavailable, "connection refused"))
+		}
+		cancel() // the second attempt is cut by the context's end, as a reconnect wait is
+		<-callCtx.Done()
+		return callError(status.FromContextError(callCtx.Err()).Err())
+	})
+	if !errors.Is(err, ErrBrokerUnavailable) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v after %d attempts; want an error matching ErrBrokerUnavailable and context.Canceled", err, attempts)
+	}
+}

@@ -7,6 +7,7 @@ import io.brook.client.errors.BrookException;
 import io.brook.client.errors.InvalidRecordException;
 import io.brook.client.errors.RecordTooLargeException;
 import io.brook.client.producer.BrookProducer;
+import io.brook.client.producer.CompressionType;
 import io.brook.client.producer.ProducerConfig;
 import io.brook.client.producer.ProducerRecord;
 import java.io.IOException;
@@ -55,6 +56,9 @@ final class ProduceCommand implements Callable<Integer> {
   @Option(names = "--durability", description = "written (default) or synced (forced to disk before the answer).",
       defaultValue = "written")
   String durability;
+  @Option(names = {"-z", "--compression"}, paramLabel = "CODEC", description = "Compress each batch: none (default), "
+      + "gzip, snappy, lz4 or zstd (Kafka's codecs; kcat's -z).", defaultValue = "none")
+  String compression;
   @Option(names = "--no-idempotence", description = "Send as a plain producer (by default the CLI is an idempotent "
       + "producer: the broker never writes a batch twice).")
   boolean noIdempotence;
@@ -78,9 +82,16 @@ final class ProduceCommand implements Callable<Integer> {
       }
       recordHeaders.add(Header.of(header.substring(0, eq), header.substring(eq + 1)));
     }
+    CompressionType codec;
+    try {
+      codec = CompressionType.of(compression);
+    } catch (IllegalArgumentException e) {
+      throw new CliException("--compression: " + e.getMessage(), BrookCli.EXIT_USAGE);
+    }
     ProducerConfig config = BrokerOption.check(() -> ProducerConfig.builder().broker(BrokerOption.current())
-        .security(BrokerOption.security()).clientId("brook-cli").maxBlock(Duration.ofSeconds(5)).batchSize(batchSize).linger(Duration.ofMillis(lingerMs))
-        .maxInFlightPerPartition(maxInFlight)        .durability(level).idempotence(!noIdempotence).build());
+        .security(BrokerOption.security()).clientId("brook-cli").maxBlock(Duration.ofSeconds(5)).batchSize(batchSize)
+        .linger(Duration.ofMillis(lingerMs)).maxInFlightPerPartition(maxInFlight).durability(level)
+        .idempotence(!noIdempotence).compression(codec).build());
 
     StdinLines in = new StdinLines(System.in);
     // Ctrl-C or SIGTERM ends the reading (the input may never end: a terminal, a pipe left open); the

@@ -134,9 +134,13 @@ public final class MemoryLog implements PartitionLog {
   public synchronized long offsetForTimestamp(long timestampMs) {
     for (int i = 0; i < headers.size(); i++) {
       if (headers.get(i).runningMaxTimestamp() >= timestampMs) {
+        // The running max may count records retention deleted: the first batch reaching the
+        // target on its own holds the answer.
         byte[] b = batches.get(i);
         long found = BatchCodec.firstOffsetAtOrAfter(b, 0, b.length, timestampMs, in);
-        return found < 0 ? endOffset : found;
+        if (found >= 0) {
+          return found;
+        }
       }
     }
     return endOffset;

@@ -201,6 +201,43 @@ class PartitionLogContractTest {
     }
   }
 
+  /**
+   * After retention deleted the oldest segments, the running max timestamps the kept batches carry
+   * still count the deleted records: a batch can reach a target only through them. The answer must
+   * still be the first kept record at or after the target, never the end.
+   */
+  @ParameterizedTest
+  @MethodSource("implementations")
+  void offsetForTimestampAfterRetentionMatchesABruteForceScanOfTheKeptRecords(String impl) {
+    PartitionLog log = open(impl);
+    List<Long> timestamps = new ArrayList<>();
+    for (int b = 0; b < 60; b++) {
+      List<LogRecord> batch = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        // The first segment holds one record far ahead of every later one.
+        long ts = b == 0 && i == 0 ? T0 + 50_000 : T0 + b * 100L + i;
+        timestamps.add(ts);
+        batch.add(rec(null, "x", ts));
+      }
+      log.append(AppendBatch.of(batch, clock.millis()));
+      if (b % 15 == 14) {
+        clock.advance(1000);
+      }
+    }
+    long start = log.deleteOldestSegments(1);
+    assertThat(start).isEqualTo(45);
+    for (long target = T0; target < T0 + 51_000; target += 37) {
+      long expected = timestamps.size();
+      for (int o = (int) start; o < timestamps.size(); o++) {
+        if (timestamps.get(o) >= target) {
+          expected = o;
+          break;
+        }
+      }
+      assertThat(log.offsetForTimestamp(target)).as("target %d", target).isEqualTo(expected);
+    }
+  }
+
   @ParameterizedTest
   @MethodSource("implementations")
   void logAppendTimeStampsEveryRecord(String impl) {

@@ -148,11 +148,19 @@ final class LogReads {
   /** The first offset whose record's timestamp reaches {@code timestampMs}; {@code end} when none does. */
   long offsetForTimestamp(Reader r, long timestampMs, long end) {
     SegmentIndex.Position p = index.firstBatchReaching(timestampMs, end, headers(r));
-    if (!r.tailer.moveToIndex(rollCycle.toIndex(p.cycle(), p.sequence())) || !r.readInto()) {
+    if (!r.tailer.moveToIndex(rollCycle.toIndex(p.cycle(), p.sequence()))) {
       return end;
     }
-    long found = BatchCodec.firstOffsetAtOrAfter(r.buf, 0, r.length, timestampMs, r.in);
-    return found < 0 ? end : found;
+    // Usually the batch found holds the answer. After retention its running max may count deleted
+    // records only; then read on: the first kept batch reaching the target on its own holds it (at
+    // the latest the batch that raises the running max again).
+    while (r.readInto()) {
+      long found = BatchCodec.firstOffsetAtOrAfter(r.buf, 0, r.length, timestampMs, r.in);
+      if (found >= 0) {
+        return Math.min(found, end);
+      }
+    }
+    return end;
   }
 
   /** Visits the headers of the batches from the one holding {@code from} to {@code end}. */

@@ -99,7 +99,8 @@ final class SegmentIndex {
 
   /**
    * The place of the first batch whose running max timestamp reaches {@code timestampMs}, where the
-   * first record at or after it is. Only for a log holding a batch whose running max reaches it.
+   * search for the first record at or after it starts (after retention, running maxima may count
+   * deleted records). Only for a log holding a batch whose running max reaches it.
    */
   Position firstBatchReaching(long timestampMs, long endOffset, Headers headers) {
     // The last segment whose first batch's running max is below the target holds the answer, or the

@@ -4,6 +4,8 @@
 #   1. install-tools   scripts/install-tools.sh (buf, grpcurl, the Go client's tools; cached)
 #   2. check-contract  scripts/check-contract.sh (buf lint + breaking) - needs 1
 #   3. maven           ./mvnw -B verify (all Maven tests; Surefire output shown as is)
+#                      (PreviousClientIT builds the previous release's Java client from git history
+#                      once, through scripts/previous-client.sh, into the tool cache)
 #   3b. go-client      scripts/go-test.sh: generated Go code current, vet, staticcheck,
 #                      go test -race against real brokers - needs 1 and 3 (the jar)
 #   3c. python-client  scripts/python-test.sh: Python stubs from the .proto alone, on gRPC's default

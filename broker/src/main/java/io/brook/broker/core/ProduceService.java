@@ -119,7 +119,7 @@ public final class ProduceService {
     if (batch.baseSequence() < 0) {
       throw new BrokerException(BrokerError.INVALID_REQUEST, "base_sequence must be >= 0, got " + batch.baseSequence());
     }
-    producerIds.checkCurrent(call.producer().id(), call.producer().epoch(), call.caller(), now);
+    producerIds.checkCurrent(call.producer().id(), call.producer().epoch(), batch.baseSequence(), call.caller(), now);
     Topic topic = topics.get(batch.topic());
     Partition p = topic.partition(batch.partition());
     ValidatedBatch valid = validate(topic, p.name(), batch, batch.form().get());

@@ -189,11 +189,15 @@ public final class ProducerIds {
 
   /**
    * Checks a produce's identity: the caller may use the id, the id was handed out and the epoch is
-   * the current one. A produce keeps the id from expiring.
+   * the current one, or a later one at sequence 0. A later epoch at sequence 0 is the producer's own
+   * bump (KIP-360: kafka-clients' idempotent producer moves to the next epoch itself, without
+   * InitProducerId, when a sent batch expired with its outcome unknown, and restarts its sequences at
+   * 0), taken as Kafka takes it: it becomes the current epoch, which fences the older ones here as an
+   * InitProducer bump does. A produce keeps the id from expiring.
    *
    * @throws BrokerException NOT_OWNER, UNKNOWN_PRODUCER_ID or PRODUCER_FENCED
    */
-  public synchronized void checkCurrent(long producerId, int epoch, String caller, long nowMs) {
+  public synchronized void checkCurrent(long producerId, int epoch, int baseSequence, String caller, long nowMs) {
     checkKnown(producerId);
     checkOwner(producerId, caller);
     Bumped b = bumped.get(producerId);
@@ -203,8 +207,19 @@ public final class ProducerIds {
           + " is fenced: the current epoch is " + current);
     }
     if (epoch > current) {
-      throw new BrokerException(BrokerError.UNKNOWN_PRODUCER_ID, "producer " + producerId + " has no epoch "
-          + epoch + " (the current one is " + current + "): use the epoch InitProducer returned");
+      if (baseSequence != 0) {
+        throw new BrokerException(BrokerError.UNKNOWN_PRODUCER_ID, "producer " + producerId + " has no epoch "
+            + epoch + " (the current one is " + current + "): use the epoch InitProducer returned, or start a"
+            + " later epoch at sequence 0, not " + baseSequence);
+      }
+      if (b == null) {
+        b = new Bumped((short) epoch, null, nowMs);
+        bumped.put(producerId, b);
+      }
+      b.epoch = (short) epoch;
+      touch(producerId, nowMs);
+      persist(); // as an InitProducer bump: the older epochs stay fenced after a restart
+      return;
     }
     touch(producerId, nowMs);
   }

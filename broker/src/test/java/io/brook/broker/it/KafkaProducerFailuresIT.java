@@ -3,13 +3,6 @@ package io.brook.broker.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.protocol.v1.Record;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,8 +11,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +48,8 @@ class KafkaProducerFailuresIT {
   @Test
   void aBatchRetriedAfterItsAnswerWasLostIsWrittenOnce() throws Exception {
     int kafkaPort = BrokerStartIT.freePort();
-    try (DropFirstProduceAnswer proxy = new DropFirstProduceAnswer(kafkaPort);
+    AtomicBoolean first = new AtomicBoolean(true);
+    try (ProduceAnswerProxy proxy = new ProduceAnswerProxy(kafkaPort, () -> first.getAndSet(false));
         BrokerProcess broker = BrokerProcess.start(dir.resolve("data"), "--set", "kafka.listen=127.0.0.1:" + kafkaPort,
             "--set", "kafka.advertised=127.0.0.1:" + proxy.port())) {
       Wire wire = new Wire(broker.channel());
@@ -135,91 +127,6 @@ class KafkaProducerFailuresIT {
       assertThat(storedValues).as("nothing acknowledged is lost").containsAll(ackedValues);
       assertThat(storedValues).as("no record twice (idempotence across the restart)").hasSize(stored.size());
       assertThat(failures).as("the producer retried through the restart").isEmpty();
-    }
-  }
-
-  /**
-   * A TCP proxy in front of the Kafka listener that forwards everything, except that it closes the
-   * connection instead of relaying the first Produce answer: the batch is written, the client never
-   * learns it, and retries it.
-   */
-  static final class DropFirstProduceAnswer implements AutoCloseable {
-    private static final short PRODUCE = 0;
-    final AtomicInteger dropped = new AtomicInteger();
-    private final ServerSocket server;
-    private final int upstream;
-    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-
-    DropFirstProduceAnswer(int upstream) throws IOException {
-      this.upstream = upstream;
-      server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-      Thread accept = new Thread(this::accept, "proxy-accept");
-      accept.setDaemon(true);
-      accept.start();
-    }
-
-    int port() {
-      return server.getLocalPort();
-    }
-
-    private void accept() {
-      while (!server.isClosed()) {
-        try {
-          Socket client = server.accept();
-          Socket broker = new Socket(InetAddress.getLoopbackAddress(), upstream);
-          sockets.add(client);
-          sockets.add(broker);
-          BlockingQueue<Short> keys = new ArrayBlockingQueue<>(10_000);
-          pump(client, broker, keys, true);
-          pump(broker, client, keys, false);
-        } catch (IOException e) {
-          return;
-        }
-      }
-    }
-
-    /** Copies frames from one socket to the other; requests note their API key, answers take theirs. */
-    private void pump(Socket from, Socket to, BlockingQueue<Short> keys, boolean requests) {
-      Thread t = new Thread(() -> {
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-          while (true) {
-            byte[] size = in.readNBytes(4);
-            if (size.length < 4) {
-              break;
-            }
-            byte[] frame = in.readNBytes(ByteBuffer.wrap(size).getInt());
-            if (requests) {
-              keys.put(ByteBuffer.wrap(frame).getShort(0));
-            } else if (keys.take() == PRODUCE && dropped.compareAndSet(0, 1)) {
-              from.close();
-              to.close();
-              break;
-            }
-            out.write(size);
-            out.write(frame);
-            out.flush();
-          }
-        } catch (IOException | InterruptedException e) {
-          // a side closed: the other pump ends too
-        } finally {
-          try {
-            from.close();
-            to.close();
-          } catch (IOException ignored) {
-            // closed already
-          }
-        }
-      }, "proxy-pump");
-      t.setDaemon(true);
-      t.start();
-    }
-
-    @Override
-    public void close() throws IOException {
-      server.close();
-      for (Socket s : sockets) {
-        s.close();
-      }
     }
   }
 }

@@ -30,7 +30,7 @@ class ProducerIdsTest {
     assertRefused(() -> reloaded.checkOwner(alices, "bob"), BrokerError.NOT_OWNER,
         "principal bob may not act as producer id " + alices);
     assertRefused(() -> reloaded.bump(bobs, "alice", 0), BrokerError.NOT_OWNER, "producer id " + bobs);
-    assertRefused(() -> reloaded.checkCurrent(bobs, 0, "alice", 0), BrokerError.NOT_OWNER, "producer id " + bobs);
+    assertRefused(() -> reloaded.checkCurrent(bobs, 0, 0, "alice", 0), BrokerError.NOT_OWNER, "producer id " + bobs);
     assertThat(reloaded.bump(alices, "alice", 0)).isEqualTo((short) 1);
     assertThat(reloaded.allocate("alice", 0)).as("never an id handed out before")
         .isGreaterThan(Math.max(alicesSecond, bobs));
@@ -50,7 +50,7 @@ class ProducerIdsTest {
   void anIdWithoutAnOwnerBelongsToThePrincipalThatBumpsItFirst() {
     ProducerIds ids = new ProducerIds(dir);
     long id = ids.allocate(null, 0);
-    ids.checkCurrent(id, 0, "alice", 0);
+    ids.checkCurrent(id, 0, 0, "alice", 0);
     assertThat(ids.bump(id, "bob", 0)).isEqualTo((short) 1);
     assertRefused(() -> new ProducerIds(dir).bump(id, "alice", 0), BrokerError.NOT_OWNER, "producer id " + id);
   }
@@ -59,8 +59,8 @@ class ProducerIdsTest {
   void aFileOfAnEarlierVersionReadsAsIdsWithoutOwners() throws Exception {
     Files.writeString(dir.resolve("producer-ids.properties"), "reserved.up.to=1001\nepoch.5=2,1000\n");
     ProducerIds ids = new ProducerIds(dir);
-    ids.checkCurrent(5, 2, "alice", 2000);
-    ids.checkCurrent(7, 0, "bob", 2000);
+    ids.checkCurrent(5, 2, 0, "alice", 2000);
+    ids.checkCurrent(7, 0, 0, "bob", 2000);
     assertThat(ids.allocate("alice", 2000)).isGreaterThanOrEqualTo(1001);
     assertThat(ids.bump(5, "bob", 2000)).isEqualTo((short) 3);
     assertRefused(() -> ids.checkOwner(5, "alice"), BrokerError.NOT_OWNER, "producer id 5");
@@ -88,17 +88,40 @@ class ProducerIdsTest {
     ProducerIds ids = new ProducerIds(dir);
     long id = ids.allocate("alice", 0);
     assertThat(ids.bump(id, "alice", 0)).isEqualTo((short) 1);
-    ids.checkCurrent(id, 1, "alice", 23 * HOUR);
+    ids.checkCurrent(id, 1, 0, "alice", 23 * HOUR);
     assertThat(ids.expire(25 * HOUR - EXPIRATION)).isZero();
 
     ProducerIds reloaded = new ProducerIds(dir); // the last use was written by the expiry pass
     assertThat(reloaded.expire(25 * HOUR - EXPIRATION)).isZero();
-    reloaded.checkCurrent(id, 1, "alice", 25 * HOUR);
+    reloaded.checkCurrent(id, 1, 0, "alice", 25 * HOUR);
     assertRefused(() -> reloaded.checkOwner(id, "bob"), BrokerError.NOT_OWNER, "producer id " + id);
 
     assertThat(reloaded.expire(50 * HOUR - EXPIRATION)).as("its epoch and its block").isEqualTo(2);
     reloaded.checkOwner(id, "bob"); // idle past the expiration: forgotten, as its partitions' state is
-    assertRefused(() -> reloaded.checkCurrent(id, 1, "alice", 50 * HOUR), BrokerError.UNKNOWN_PRODUCER_ID,
+    assertRefused(() -> reloaded.checkCurrent(id, 1, 5, "alice", 50 * HOUR), BrokerError.UNKNOWN_PRODUCER_ID,
         "has no epoch 1");
+  }
+
+  /**
+   * KIP-360: a producer may start a later epoch itself, at sequence 0 (kafka-clients does after a batch
+   * expired with its outcome unknown). It becomes the current epoch, kept across a restart, and fences
+   * the older ones; a later epoch in mid-sequence is still unknown, and another principal's id still refused.
+   */
+  @Test
+  void aLaterEpochAtSequenceZeroIsTheProducersOwnBumpAndFencesTheOlderOnes() {
+    ProducerIds ids = new ProducerIds(dir);
+    long id = ids.allocate("alice", 0);
+    assertRefused(() -> ids.checkCurrent(id, 1, 3, "alice", 0), BrokerError.UNKNOWN_PRODUCER_ID,
+        "has no epoch 1 (the current one is 0)");
+    assertRefused(() -> ids.checkCurrent(id, 1, 0, "bob", 0), BrokerError.NOT_OWNER, "producer id " + id);
+    ids.checkCurrent(id, 0, 7, "alice", 0);
+    ids.checkCurrent(id, 1, 0, "alice", 0);
+    ids.checkCurrent(id, 1, 8, "alice", 0);
+
+    ProducerIds reloaded = new ProducerIds(dir); // as after kill -9
+    assertRefused(() -> reloaded.checkCurrent(id, 0, 9, "alice", 0), BrokerError.PRODUCER_FENCED,
+        "epoch 0 is fenced: the current epoch is 1");
+    reloaded.checkCurrent(id, 1, 9, "alice", 0);
+    assertThat(reloaded.bump(id, "alice", 0)).as("InitProducer goes on from the producer's own bump").isEqualTo((short) 2);
   }
 }

@@ -27,6 +27,11 @@ installed_ok() {
 }
 
 build() {
+  if ! git -C "$ROOT" cat-file -e "$PREVIOUS_COMMIT^{commit}" 2>/dev/null \
+      && [[ "$(git -C "$ROOT" rev-parse --is-shallow-repository 2>/dev/null)" == true ]]; then
+    say "a shallow clone: fetching its history for ${PREVIOUS_COMMIT:0:12}"
+    git -C "$ROOT" fetch -q --unshallow >&2 || true
+  fi
   if ! git -C "$ROOT" cat-file -e "$PREVIOUS_COMMIT^{commit}" 2>/dev/null; then
     say "commit $PREVIOUS_COMMIT (the previous release's client) is not in this clone's history"
     say "(a shallow clone? run: git -C $ROOT fetch --unshallow)"

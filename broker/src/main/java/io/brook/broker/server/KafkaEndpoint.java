@@ -72,7 +72,7 @@ final class KafkaEndpoint implements AutoCloseable {
             InetSocketAddress advertised = ctx.kafkaAdvertised.orElse(bound);
             info = new KafkaListenerInfo(NODE_ID, advertised.getHostString(), advertised.getPort(), clusterId, tls);
             return info;
-          }, ctx.metrics.kafka());
+          }, ctx.metrics.kafka(), ctx.outbound, ctx.grpcExecutor);
     } catch (BindException e) {
       if (!ctx.kafkaListenDefault) {
         throw e;

@@ -3,6 +3,7 @@ package io.brook.broker.kafka.wire;
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
 import io.brook.broker.metrics.KafkaObserver;
+import io.brook.broker.outbound.OutboundMemory;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -20,6 +21,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -44,10 +46,12 @@ public final class KafkaServer implements AutoCloseable {
    * Binds and serves; fails with an IOException naming the address when it cannot bind.
    *
    * @param listener what clients are told, given the bound address (known only once bound, for port 0)
+   * @param outbound the broker's outbound memory: each connection's answers are counted on an account of it
+   * @param workers where the handlers that are not quick run (each connection's in its request order)
    */
   public static KafkaServer start(InetSocketAddress listen, SslContext ssl, int maxFrameBytes, int maxInflight,
-      KafkaApis apis, Function<InetSocketAddress, KafkaListenerInfo> listener, KafkaObserver observer)
-      throws IOException {
+      KafkaApis apis, Function<InetSocketAddress, KafkaListenerInfo> listener, KafkaObserver observer,
+      OutboundMemory outbound, Executor workers) throws IOException {
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("brook-kafka", true),
         NioIoHandler.newFactory());
     AtomicReference<KafkaListenerInfo> info = new AtomicReference<>(); // set once bound, before accepting
@@ -68,7 +72,7 @@ public final class KafkaServer implements AutoCloseable {
             // The length prefix is stripped; a length above the limit fails at once (failFast).
             p.addLast(new LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4, true));
             p.addLast(new FlowControlHandler()); // while reading is paused, frames already read wait here
-            p.addLast(new KafkaConnection(apis, info::get, maxInflight, observer));
+            p.addLast(new KafkaConnection(apis, info::get, maxInflight, observer, outbound, workers));
           }
         });
     try {

@@ -12,6 +12,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -177,6 +178,18 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     if (ctx.channel().config().isAutoRead() != read) {
       ctx.channel().config().setAutoRead(read);
     }
+  }
+
+  /** Nothing read or written for kafka.connections.max.idle.ms: closed, as Kafka does; the client reconnects. */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof IdleStateEvent) {
+      log.debug("Kafka connection from {} closed: idle for kafka.connections.max.idle.ms", remote);
+      closing = true;
+      ctx.close();
+      return;
+    }
+    super.userEventTriggered(ctx, evt);
   }
 
   @Override

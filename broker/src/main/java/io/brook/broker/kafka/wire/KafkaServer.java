@@ -18,6 +18,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -28,7 +29,8 @@ import java.util.function.Function;
 
 /**
  * The Kafka protocol listener: a Netty server whose pipeline is [TLS] → length-prefixed frames (at
- * most max.request.bytes) → one request per read when paused → {@link KafkaConnection}.
+ * most max.request.bytes) → one request per read when paused → {@link KafkaConnection}, behind an idle
+ * timeout (kafka.connections.max.idle.ms).
  */
 public final class KafkaServer implements AutoCloseable {
   /** Answers written and not yet taken by the socket above this pause reading (a client that does not read). */
@@ -49,13 +51,12 @@ public final class KafkaServer implements AutoCloseable {
    * @param outbound the broker's outbound memory: each connection's answers are counted on an account of it
    * @param workers where the handlers that are not quick run (each connection's in its request order)
    */
-  public static KafkaServer start(InetSocketAddress listen, SslContext ssl, int maxFrameBytes, int maxInflight,
-      KafkaApis apis, Function<InetSocketAddress, KafkaListenerInfo> listener, KafkaObserver observer,
+  public static KafkaServer start(InetSocketAddress listen, SslContext ssl, ConnectionLimits limits, KafkaApis apis, Function<InetSocketAddress, KafkaListenerInfo> listener, KafkaObserver observer,
       OutboundMemory outbound, Executor workers) throws IOException {
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("brook-kafka", true),
         NioIoHandler.newFactory());
     AtomicReference<KafkaListenerInfo> info = new AtomicReference<>(); // set once bound, before accepting
-    int maxFrame = (int) Math.min(Integer.MAX_VALUE, 4L + maxFrameBytes); // the decoder counts the prefix too
+    int maxFrame = (int) Math.min(Integer.MAX_VALUE, 4L + limits.maxFrameBytes()); // the decoder counts the prefix
     ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
         .option(ChannelOption.AUTO_READ, false) // no connection is accepted before the listener info is known
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
@@ -66,13 +67,16 @@ public final class KafkaServer implements AutoCloseable {
             observer.opened();
             ch.closeFuture().addListener(f -> observer.closed());
             ChannelPipeline p = ch.pipeline();
+            if (limits.maxIdleMs() > 0) { // first, so that any traffic (a TLS handshake too) counts
+              p.addLast(new IdleStateHandler(0, 0, limits.maxIdleMs(), TimeUnit.MILLISECONDS));
+            }
             if (ssl != null) {
               p.addLast(ssl.newHandler(ch.alloc()));
             }
             // The length prefix is stripped; a length above the limit fails at once (failFast).
             p.addLast(new LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4, true));
             p.addLast(new FlowControlHandler()); // while reading is paused, frames already read wait here
-            p.addLast(new KafkaConnection(apis, info::get, maxInflight, observer, outbound, workers));
+            p.addLast(new KafkaConnection(apis, info::get, limits.maxInflight(), observer, outbound, workers));
           }
         });
     try {

@@ -93,8 +93,8 @@ class KafkaServerTest {
   private Socket socket;
 
   private void start(int maxInflight) throws IOException {
-    server = KafkaServer.start(InetSocketAddress.createUnresolved("127.0.0.1", 0), null, 1 << 20, maxInflight,
-        new KafkaApis(List.of(api)), bound -> new KafkaListenerInfo(0, "127.0.0.1", bound.getPort(), "c", false),
+    server = KafkaServer.start(InetSocketAddress.createUnresolved("127.0.0.1", 0), null,
+        new ConnectionLimits(1 << 20, maxInflight, 600_000), new KafkaApis(List.of(api)), bound -> new KafkaListenerInfo(0, "127.0.0.1", bound.getPort(), "c", false),
         KafkaObserver.NONE, outbound, workers);
     socket = new Socket("127.0.0.1", server.address().getPort());
     socket.setSoTimeout(30_000);

@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.ProduceResponseData;
@@ -31,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * its appends have begun (the partition's end offset, read over HTTP, has moved) another connection
  * asks for ApiVersions and Metadata: they are answered while the produce is still being appended
  * (the end offset has not reached its end), where they used to wait for the whole produce. The
- * produce's batches are appended in request order.
+ * produce's batches are appended in request order, and so are the requests a connection pipelines.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class KafkaConnectionWorkIT {
@@ -106,5 +108,46 @@ class KafkaConnectionWorkIT {
       }
     }
     assertThat(endOffset()).isEqualTo(BATCHES);
+  }
+
+  /**
+   * An idempotent producer's requests, pipelined on one connection, reach the log in request order
+   * though they run on the worker pool: sequence 0, 1, 2 ... each appended next (out of order, the
+   * broker would answer OUT_OF_ORDER_SEQUENCE_NUMBER).
+   */
+  @Test
+  void pipelinedIdempotentProducesAreAppendedInRequestOrder() throws Exception {
+    int requests = 2_000;
+    RawKafka.createTopic(broker.kafkaPort(), "seq", 1);
+    try (KafkaWire wire = new KafkaWire(broker.kafkaPort())) {
+      wire.write(KafkaWire.frame(ApiKeys.INIT_PRODUCER_ID, (short) 4, 0,
+          new InitProducerIdRequestData().setTransactionalId(null).setTransactionTimeoutMs(60_000)
+              .setProducerId(-1).setProducerEpoch((short) -1)));
+      InitProducerIdResponseData id = (InitProducerIdResponseData) RawKafka.read(wire, ApiKeys.INIT_PRODUCER_ID,
+          (short) 4, 0);
+      assertThat(id.errorCode()).isEqualTo(Errors.NONE.code());
+      CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
+        try {
+          java.io.OutputStream out = new java.io.BufferedOutputStream(wire.socket.getOutputStream(), 1 << 16);
+          for (int i = 0; i < requests; i++) {
+            out.write(RawKafka.produce(i + 1, "seq", List.of(KafkaBatches.idempotent(Compression.NONE,
+                id.producerId(), id.producerEpoch(), i, KafkaBatches.rec(1000L + i, null, "v" + i)))));
+          }
+          out.flush();
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      for (int i = 0; i < requests; i++) {
+        ProduceResponseData answer = (ProduceResponseData) RawKafka.read(wire, ApiKeys.PRODUCE, RawKafka.PRODUCE_V,
+            i + 1);
+        PartitionProduceResponse p = answer.responses().iterator().next().partitionResponses().get(0);
+        if (p.errorCode() != Errors.NONE.code() || p.baseOffset() != i) {
+          throw new AssertionError("request " + i + ": error " + Errors.forCode(p.errorCode()) + " ("
+              + p.errorMessage() + "), offset " + p.baseOffset());
+        }
+      }
+      sent.get(60, TimeUnit.SECONDS);
+    }
   }
 }

@@ -53,11 +53,6 @@ public final class ConnectionScope {
     onClose.remove(hook);
   }
 
-  /** Hooks registered and not yet run or removed (what the connection's requests still hold). */
-  public int hooks() {
-    return onClose.size();
-  }
-
   /** The connection closed: every hook runs once (whoever removes it runs it), then the account closes. */
   public void close() {
     closed = true;

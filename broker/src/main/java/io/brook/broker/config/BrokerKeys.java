@@ -18,7 +18,8 @@ public final class BrokerKeys {
       Parsers::hostPort, "host:port the gRPC server listens on (port 0: any free port).", false);
   public static final ConfigKey<Integer> GRPC_THREADS = new ConfigKey<>("grpc.threads",
       String.valueOf(Math.max(4, 2 * Runtime.getRuntime().availableProcessors())), Parsers::positiveInt,
-      "Threads that run gRPC calls (appends run on them; fetches that wait park no thread).", false);
+      "Threads that run gRPC calls and the Kafka listener's requests (appends run on them; fetches that wait park no "
+      + "thread).", false);
   public static final ConfigKey<Integer> READ_THREADS = new ConfigKey<>("read.threads",
       String.valueOf(Math.max(2, Runtime.getRuntime().availableProcessors())), Parsers::positiveInt,
       "Threads that serve woken long polls and tail streams.", false);
@@ -32,13 +33,14 @@ public final class BrokerKeys {
       + "(REFUSED_STREAM), beyond it.", false);
   public static final ConfigKey<Long> OUTBOUND_MAX_BYTES = new ConfigKey<>("outbound.max.bytes",
       String.valueOf(256L << 20), s -> Parsers.longAtLeast(s, 1 << 20),
-      "Most bytes of answers (gRPC and HTTP) handed to the network and not yet written to a socket, over all "
+      "Most bytes of answers (gRPC, Kafka and HTTP) handed to the network and not yet written to a socket, over all "
       + "clients: what clients that read slowly or not at all make the broker hold. At most half the JVM's direct "
       + "memory (lowered at start if above). Beyond it senders wait their turn, round robin across clients.", false);
   public static final ConfigKey<Long> OUTBOUND_CLIENT_MAX_BYTES = new ConfigKey<>("outbound.client.max.bytes",
       String.valueOf(32L << 20), s -> Parsers.longAtLeast(s, 1 << 20),
       "The same for one client connection, so that one client that stops reading cannot take what the others "
-      + "need: its further answers wait until it reads (one answer always fits, however large).", false);
+      + "need: its further answers wait until it reads (one answer always fits, however large). A Kafka Fetch answer is cut "
+      + "to it.", false);
   public static final ConfigKey<Integer> MAX_TOPICS = new ConfigKey<>("max.topics", "1000", Parsers::positiveInt,
       "Most topics the broker holds (dead-letter topics included); creating more is refused with "
       + "RESOURCE_EXHAUSTED.", false);
@@ -178,6 +180,11 @@ public final class BrokerKeys {
       "Requests one Kafka connection may have read but not yet answered; the broker reads no more from it until "
       + "one is answered (clients may pipeline far more: librdkafka up to 1,000,000). Requests are answered in "
       + "order; the largest frame is max.request.bytes.", false);
+  public static final ConfigKey<Long> KAFKA_CONNECTIONS_MAX_IDLE_MS = new ConfigKey<>(
+      "kafka.connections.max.idle.ms", "600000", s -> Parsers.longAtLeast(s, 0),
+      "A Kafka connection with nothing read from it and nothing written to it for this long is closed (Kafka's "
+      + "connections.max.idle.ms; clients reconnect when they need to): also one whose client stopped reading its "
+      + "answers. 0: never.", false);
 
   public static final List<ConfigKey<?>> ALL = List.of(DATA_DIR, GRPC_LISTEN, GRPC_THREADS, READ_THREADS,
       MAX_REQUEST_BYTES, GRPC_MAX_CONCURRENT_STREAMS, OUTBOUND_MAX_BYTES, OUTBOUND_CLIENT_MAX_BYTES, MAX_TOPICS, MAX_PARTITIONS, MAX_GROUPS, MAX_BATCH_RECORDS, PRODUCE_STREAM_MAX_INFLIGHT, FETCH_MAX_WAIT_MS, SYNC_GROUP_COMMIT, PRODUCER_ID_EXPIRATION_MS,
@@ -188,5 +195,5 @@ public final class BrokerKeys {
       DISK_FREE_MIN_BYTES, DISK_HEADROOM_BYTES, DISK_FREE_PER_WRITER_BYTES, DISK_CHECK_INTERVAL_MS,
       HTTP_LISTEN, SHUTDOWN_GRACE_MS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD, TLS_CLIENT_CA_FILE,
       TLS_CLIENT_AUTH, AUTH_ENABLED, AUTH_TOKENS_FILE, AUTH_TOKENS, AUTH_PERMISSIONS_FILE, AUTH_ANONYMOUS,
-      KAFKA_LISTEN, KAFKA_ADVERTISED, KAFKA_CONNECTION_MAX_INFLIGHT);
+      KAFKA_LISTEN, KAFKA_ADVERTISED, KAFKA_CONNECTION_MAX_INFLIGHT, KAFKA_CONNECTIONS_MAX_IDLE_MS);
 }

@@ -29,6 +29,16 @@ public interface KafkaApi {
   short maxVersion();
 
   /**
+   * Whether the handler answers from memory in microseconds (no disk, no decompression, no waiting): the
+   * listener may then call it on the connection's network thread. Every other handler is called on the
+   * broker's worker pool, so that one slow request does not hold up the other connections of its thread;
+   * either way a connection's handlers are called one at a time, in request order.
+   */
+  default boolean quick() {
+    return false;
+  }
+
+  /**
    * Answers one request. Bad input is answered with Kafka error codes in the response, not thrown;
    * an exception fails only this request (the listener logs it once and closes the connection).
    *

@@ -11,6 +11,20 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * @param body the request data, e.g. {@code MetadataRequestData}
  * @param listener what the listener tells clients about this broker
  * @param remote the client's address
+ * @param memory the outbound memory of this request's answer, on its connection's account; through it
+ *     the connection (its executor, its close hooks)
  */
 public record KafkaRequest(short apiVersion, int correlationId, String clientId, ApiMessage body,
-    KafkaListenerInfo listener, InetSocketAddress remote) {}
+    KafkaListenerInfo listener, InetSocketAddress remote, AnswerMemory memory) {
+
+  /** A request outside any listener's connection (a handler called directly): a scope of its own. */
+  public KafkaRequest(short apiVersion, int correlationId, String clientId, ApiMessage body,
+      KafkaListenerInfo listener, InetSocketAddress remote) {
+    this(apiVersion, correlationId, clientId, body, listener, remote, new AnswerMemory(ConnectionScope.standalone()));
+  }
+
+  /** The connection the request came on. */
+  public ConnectionScope connection() {
+    return memory.connection();
+  }
+}

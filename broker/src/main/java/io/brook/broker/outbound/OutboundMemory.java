@@ -246,6 +246,14 @@ public final class OutboundMemory {
       run(granted);
     }
 
+    /**
+     * The most this client holds before its senders wait (outbound.client.max.bytes, at most the broker's
+     * bound): a sender that sizes its answer to what it may send sizes it to this.
+     */
+    public long share() {
+      return clientLimit;
+    }
+
     /** Bytes this client holds now. */
     public long held() {
       synchronized (OutboundMemory.this) {

@@ -69,6 +69,7 @@ final class BrokerContext {
   final boolean kafkaListenDefault;
   final Optional<InetSocketAddress> kafkaAdvertised;
   final int kafkaMaxInflight;
+  final long kafkaMaxIdleMs;
   final int maxRequestBytes;
   final int maxConcurrentStreams;
   final long shutdownGraceMs;
@@ -138,6 +139,7 @@ final class BrokerContext {
     kafkaListenDefault = "default".equals(config.source(BrokerKeys.KAFKA_LISTEN));
     kafkaAdvertised = config.get(BrokerKeys.KAFKA_ADVERTISED);
     kafkaMaxInflight = config.get(BrokerKeys.KAFKA_CONNECTION_MAX_INFLIGHT);
+    kafkaMaxIdleMs = config.get(BrokerKeys.KAFKA_CONNECTIONS_MAX_IDLE_MS);
     maxRequestBytes = config.get(BrokerKeys.MAX_REQUEST_BYTES);
     maxConcurrentStreams = config.get(BrokerKeys.GRPC_MAX_CONCURRENT_STREAMS);
     long minSessionTimeoutMs = config.get(BrokerKeys.GROUP_MIN_SESSION_TIMEOUT_MS);

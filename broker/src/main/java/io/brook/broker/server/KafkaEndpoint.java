@@ -15,6 +15,7 @@ import io.brook.broker.kafka.apis.InitProducerIdApi;
 import io.brook.broker.kafka.apis.ListOffsetsApi;
 import io.brook.broker.kafka.apis.MetadataApi;
 import io.brook.broker.kafka.apis.ProduceApi;
+import io.brook.broker.kafka.wire.ConnectionLimits;
 import io.brook.broker.kafka.wire.KafkaServer;
 import java.io.IOException;
 import java.net.BindException;
@@ -67,12 +68,13 @@ final class KafkaEndpoint implements AutoCloseable {
     String clusterId = ClusterIdFile.load(ctx.dataDir);
     boolean tls = ctx.security.tls().isPresent();
     try {
-      server = KafkaServer.start(ctx.kafkaListen.get(), HttpTls.context(ctx.security.tls()), ctx.maxRequestBytes,
-          ctx.kafkaMaxInflight, new KafkaApis(apis(ctx)), bound -> {
+      server = KafkaServer.start(ctx.kafkaListen.get(), HttpTls.context(ctx.security.tls()),
+          new ConnectionLimits(ctx.maxRequestBytes, ctx.kafkaMaxInflight, ctx.kafkaMaxIdleMs), new KafkaApis(apis(ctx)),
+          bound -> {
             InetSocketAddress advertised = ctx.kafkaAdvertised.orElse(bound);
             info = new KafkaListenerInfo(NODE_ID, advertised.getHostString(), advertised.getPort(), clusterId, tls);
             return info;
-          }, ctx.metrics.kafka());
+          }, ctx.metrics.kafka(), ctx.outbound, ctx.grpcExecutor);
     } catch (BindException e) {
       if (!ctx.kafkaListenDefault) {
         throw e;

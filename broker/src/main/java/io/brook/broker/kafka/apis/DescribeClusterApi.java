@@ -32,6 +32,12 @@ public final class DescribeClusterApi implements KafkaApi {
     return 2;
   }
 
+  /** Answered from what is in memory. */
+  @Override
+  public boolean quick() {
+    return true;
+  }
+
   @Override
   public CompletableFuture<ApiMessage> handle(KafkaRequest request) {
     DescribeClusterRequestData body = (DescribeClusterRequestData) request.body();

@@ -5,7 +5,6 @@ import io.brook.broker.core.BatchForm;
 import io.brook.broker.core.FetchPosition;
 import io.brook.broker.core.FetchQuery;
 import io.brook.broker.core.FetchService;
-import io.brook.broker.core.LongPoll;
 import io.brook.broker.core.PartitionRead;
 import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.kafka.KafkaApi;
@@ -34,7 +33,8 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * but the answer's first batch always comes, however large. Fetch sessions (KIP-227) are declined:
  * every answer has session id 0 and holds exactly the partitions asked for, so clients send full
  * fetches. Brook has no transactions: the last stable offset is the high watermark and the
- * aborted-transactions list is empty, which read_committed consumers (Debian's kcat) need.
+ * aborted-transactions list is empty, which read_committed consumers (Debian's kcat) need. Each
+ * request's answer memory, long poll and end with its connection: {@link KafkaFetch}.
  */
 public final class FetchApi implements KafkaApi {
   /**
@@ -93,22 +93,9 @@ public final class FetchApi implements KafkaApi {
   public CompletableFuture<ApiMessage> handle(KafkaRequest request) {
     FetchRequestData data = (FetchRequestData) request.body();
     List<Wanted> wanted = wanted(data, request.apiVersion());
-    FetchQuery query = query(data, wanted);
-    List<PartitionRead> first = fetch.read(query, KAFKA_SIZE);
-    CompletableFuture<ApiMessage> later = new CompletableFuture<>();
     // min_bytes above 1 is answered as 1: the first record that comes ends the wait (clients default to 1).
-    LongPoll poll = data.minBytes() <= 0 ? null : fetch.longPoll(query, first, () -> {
-      try {
-        later.complete(answer(wanted, fetch.read(query, KAFKA_SIZE)));
-      } catch (RuntimeException e) {
-        later.completeExceptionally(e);
-      }
-    });
-    if (poll == null) {
-      return CompletableFuture.completedFuture(answer(wanted, first));
-    }
-    poll.start();
-    return later;
+    return new KafkaFetch(fetch, query(data, wanted), KAFKA_SIZE, data.minBytes() > 0,
+        reads -> answer(wanted, reads), request.memory()).start();
   }
 
   /**

@@ -1,20 +1,26 @@
 package io.brook.broker.kafka.wire;
 
+import io.brook.broker.kafka.AnswerMemory;
+import io.brook.broker.kafka.ConnectionScope;
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
 import io.brook.broker.kafka.KafkaRequest;
 import io.brook.broker.metrics.KafkaObserver;
+import io.brook.broker.outbound.OutboundMemory;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -23,10 +29,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One Kafka client connection, after the frame decoder: decodes each request, hands it to its API
- * on this event loop (so an API sees a connection's requests in order), and writes the answers in
- * request order however their futures complete. Reading pauses while {@code maxInflight} requests
+ * (a {@link io.brook.broker.kafka.KafkaApi#quick quick} one on this event loop, any other on the
+ * worker pool, one at a time in request order either way, so an API sees a connection's requests in
+ * order and a slow one holds up no other connection), and writes the answers in request order
+ * however their futures complete. Every answer is counted on the connection's account of the
+ * broker's outbound memory until it is written. Reading pauses while {@code maxInflight} requests
  * wait for their answers or while the socket does not take what was written (a client that does not
- * read), and resumes as they drain; a refused request or a failed API closes the connection.
+ * read), and resumes as they drain; a refused request or a failed API closes the connection, and a
+ * closed connection releases what its requests still hold (long polls, memory).
  */
 final class KafkaConnection extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(KafkaConnection.class);
@@ -35,22 +45,30 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
   private final Supplier<KafkaListenerInfo> listener;
   private final int maxInflight;
   private final KafkaObserver observer;
+  private final OutboundMemory outbound;
+  /** The connection's handlers that are not quick, one at a time in request order. */
+  private final SerialExecutor work;
   private final ArrayDeque<PendingAnswer> pending = new ArrayDeque<>();
   private ChannelHandlerContext ctx;
+  private ConnectionScope scope;
   private InetSocketAddress remote;
   private boolean closing;
 
-  KafkaConnection(KafkaApis apis, Supplier<KafkaListenerInfo> listener, int maxInflight, KafkaObserver observer) {
+  KafkaConnection(KafkaApis apis, Supplier<KafkaListenerInfo> listener, int maxInflight, KafkaObserver observer,
+      OutboundMemory outbound, Executor workers) {
     this.apis = apis;
     this.listener = listener;
     this.maxInflight = maxInflight;
     this.observer = observer;
+    this.outbound = outbound;
+    this.work = new SerialExecutor(workers);
   }
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
     this.ctx = ctx;
     remote = (InetSocketAddress) ctx.channel().remoteAddress();
+    scope = new ConnectionScope(outbound.open(), work);
     super.channelActive(ctx);
   }
 
@@ -72,27 +90,39 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
       refuse(e.reason, e.getMessage());
       return;
     }
-    PendingAnswer answer = new PendingAnswer(request, System.nanoTime());
+    PendingAnswer answer = new PendingAnswer(request, System.nanoTime(), new AnswerMemory(scope));
     pending.addLast(answer);
     if (request.unsupportedApiVersions()) {
       complete(answer, InboundRequest.unsupportedAnswer(apis), null);
+    } else if (request.api().quick() && work.idle()) { // nothing of this connection runs elsewhere: order kept
+      handle(answer);
     } else {
-      CompletableFuture<ApiMessage> future;
       try {
-        future = request.api().handle(new KafkaRequest(request.version(), request.correlationId(),
-            request.clientId(), request.body(), listener.get(), remote));
-      } catch (RuntimeException e) {
-        future = CompletableFuture.failedFuture(e);
+        work.execute(() -> handle(answer));
+      } catch (RejectedExecutionException stopping) {
+        complete(answer, null, stopping);
       }
-      future.whenComplete((response, failure) -> {
-        if (ctx.executor().inEventLoop()) {
-          complete(answer, response, failure);
-        } else {
-          ctx.executor().execute(() -> complete(answer, response, failure));
-        }
-      });
     }
     updateAutoRead();
+  }
+
+  /** Calls the request's API (on this event loop or a worker); its answer is recorded on the event loop. */
+  private void handle(PendingAnswer answer) {
+    InboundRequest request = answer.request;
+    CompletableFuture<ApiMessage> future;
+    try {
+      future = request.api().handle(new KafkaRequest(request.version(), request.correlationId(),
+          request.clientId(), request.body(), listener.get(), remote, answer.memory));
+    } catch (RuntimeException e) {
+      future = CompletableFuture.failedFuture(e);
+    }
+    future.whenComplete((response, failure) -> {
+      if (ctx.executor().inEventLoop()) {
+        complete(answer, response, failure);
+      } else {
+        ctx.executor().execute(() -> complete(answer, response, failure));
+      }
+    });
   }
 
   /** On the event loop: records an answer, then writes every answer at the head that is ready. */
@@ -109,6 +139,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         return;
       }
       if (head.response == null) {
+        head.memory.giveBack();
         observer.answered(r.key().name, System.nanoTime() - head.startNanos, Map.of());
         continue; // no answer expected (acks=0): the next one keeps its place
       }
@@ -122,11 +153,14 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         if (frame != null) {
           frame.release(); // encoded, but its errors could not be counted: never written
         }
+        head.memory.giveBack();
         refuse("handler_failed", "the " + r.key().name + " v" + r.version() + " answer could not be encoded: " + e);
         return;
       }
       observer.answered(r.key().name, System.nanoTime() - head.startNanos, errors);
-      ctx.write(frame, ctx.voidPromise());
+      AnswerMemory memory = head.memory;
+      memory.resize(frame.readableBytes()); // held as encoded until the socket took it
+      ctx.write(frame).addListener(written -> memory.giveBack());
       wrote = true;
     }
     if (wrote) {
@@ -146,6 +180,18 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** Nothing read or written for kafka.connections.max.idle.ms: closed, as Kafka does; the client reconnects. */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof IdleStateEvent) {
+      log.debug("Kafka connection from {} closed: idle for kafka.connections.max.idle.ms", remote);
+      closing = true;
+      ctx.close();
+      return;
+    }
+    super.userEventTriggered(ctx, evt);
+  }
+
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
     updateAutoRead();
@@ -156,6 +202,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     closing = true;
     pending.clear(); // answers still to come are dropped as they complete
+    if (scope != null) {
+      scope.close(); // long polls and waits for memory end now; what the answers held is free
+    }
     super.channelInactive(ctx);
   }
 

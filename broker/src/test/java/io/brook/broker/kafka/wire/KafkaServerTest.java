@@ -7,6 +7,7 @@ import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
 import io.brook.broker.kafka.KafkaRequest;
 import io.brook.broker.metrics.KafkaObserver;
+import io.brook.broker.outbound.OutboundMemory;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -17,6 +18,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -84,13 +87,15 @@ class KafkaServerTest {
   }
 
   private final HeldApi api = new HeldApi();
+  private final OutboundMemory outbound = new OutboundMemory(64 << 20, 32 << 20);
+  private final ExecutorService workers = Executors.newFixedThreadPool(2);
   private KafkaServer server;
   private Socket socket;
 
   private void start(int maxInflight) throws IOException {
-    server = KafkaServer.start(InetSocketAddress.createUnresolved("127.0.0.1", 0), null, 1 << 20, maxInflight,
-        new KafkaApis(List.of(api)), bound -> new KafkaListenerInfo(0, "127.0.0.1", bound.getPort(), "c", false),
-        KafkaObserver.NONE);
+    server = KafkaServer.start(InetSocketAddress.createUnresolved("127.0.0.1", 0), null,
+        new ConnectionLimits(1 << 20, maxInflight, 600_000), new KafkaApis(List.of(api)), bound -> new KafkaListenerInfo(0, "127.0.0.1", bound.getPort(), "c", false),
+        KafkaObserver.NONE, outbound, workers);
     socket = new Socket("127.0.0.1", server.address().getPort());
     socket.setSoTimeout(30_000);
   }
@@ -103,6 +108,7 @@ class KafkaServerTest {
     if (server != null) {
       server.close();
     }
+    workers.shutdownNow();
   }
 
   private void send(int count) throws IOException {

@@ -4,7 +4,7 @@
 # Kafka-protocol ones on Brook's Kafka listener (brook-kafka) and Kafka with kafka-clients, and
 # this checks what it wrote, not how fast anything was (the figures come from the full run, see
 # docs/PERFORMANCE.md):
-#   - report.py's own tests pass;
+#   - report.py's and jfr_frames.py's own tests pass;
 #   - brook-perf exits 0: every run passed its own checks (every record answered, read or acked);
 #   - results.json has an ok run of every system of every workload (report.py --check), with the
 #     values each workload's first metric needs;
@@ -26,6 +26,11 @@ if python3 perf/test_report.py >"$out/unittest.log" 2>&1; then
   ok "perf/test_report.py: $(grep -E '^Ran [0-9]+ tests' "$out/unittest.log")"
 else
   fail "perf/test_report.py"; cat "$out/unittest.log"
+fi
+if python3 perf/test_jfr_frames.py >"$out/unittest-jfr.log" 2>&1; then
+  ok "perf/test_jfr_frames.py: $(grep -E '^Ran [0-9]+ tests' "$out/unittest-jfr.log")"
+else
+  fail "perf/test_jfr_frames.py"; cat "$out/unittest-jfr.log"
 fi
 
 if BROOK_PERF_SKIP_BUILD=1 BROOK_PERF_WORK="$work" bin/brook-perf --smoke --out "$out/run" >"$out/perf.log" 2>&1; then

@@ -55,7 +55,7 @@ names = {w["name"] for w in r["workloads"]}
 want = {"produce-100B-1p", "produce-1KiB-4p", "consume-100B", "e2e-latency", "ack-4-consumers", "synced-16p",
         "start-empty", "partitions-100",
         # issue 25: kafka-clients and Kafka's ProducerPerformance against Brook's Kafka listener and Kafka
-        "kafka-produce-100B", "kafka-consume-1KiB", "kafka-producer-perf-100B", "kafka-producer-perf-1KiB"}
+        "kafka-produce-100B", "kafka-consume-1KiB", "kafka-tool-produce-100B", "kafka-tool-produce-1KiB"}
 kafka_door = [w["name"] for w in r["workloads"] if w["name"].startswith("kafka-") and w["systems"] != ["brook-kafka", "kafka"]]
 if kafka_door:
     print("Kafka-protocol workloads not run on brook-kafka and kafka:", kafka_door)

@@ -94,7 +94,8 @@ final class Workloads {
 
   /**
    * Issue 25: the same kafka-clients producer and consumer against Brook's Kafka listener and against
-   * Kafka, and Kafka's own ProducerPerformance at its default producer settings. Sized so that the six
+   * Kafka, and Kafka's own ProducerPerformance at its default producer settings (kafka-tool-produce-*:
+   * not a name that --workloads kafka-produce, a prefix, would also select). Sized so that the six
    * workloads, warm-up and 3 repeats included, take about 15 minutes on a 2-core machine.
    */
   static List<Workload> kafkaProtocol(boolean smoke, ClientSettings s, int timeout) {
@@ -113,7 +114,7 @@ final class Workloads {
       w.add(new Workload("kafka-consume-" + label, "Kafka protocol: kafka-clients consumes " + bytes
           + " records from the earliest offset (assign, no group)", Kind.CONSUME, BROOK_KAFKA_PROTOCOL, "kafka", size,
           records, 4, 1, 1, 0, 0, 0, s, goals, consume, timeout));
-      w.add(new Workload("kafka-producer-perf-" + label, "Kafka protocol: Kafka's ProducerPerformance, " + bytes
+      w.add(new Workload("kafka-tool-produce-" + label, "Kafka protocol: Kafka's ProducerPerformance, " + bytes
           + " records, its default producer settings", Kind.PRODUCER_PERF, BROOK_KAFKA_PROTOCOL, "kafka", size,
           records, 4, 1, 0, 0, 0, 0, PRODUCER_PERF_DEFAULTS, goals, produce, timeout));
     }

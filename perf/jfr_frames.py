@@ -4,8 +4,10 @@
 Usage:
   python3 perf/jfr_frames.py RECORDING.jfr [--top N] [--only PREFIX]
 
-Reads the recording's jdk.ExecutionSample events with `jfr print --json` (the `jfr` on PATH, or $JFR)
-and prints three tables, each with samples and their share:
+Reads the recording with `jfr print --json` (the `jfr` on PATH, or $JFR). First a line on the whole
+JVM: the share of its CPU spent in the kernel (jdk.CPULoad: jvmSystem over jvmUser + jvmSystem), the
+garbage collections and the bytes the allocation samples stand for. Then three tables of the
+jdk.ExecutionSample events, each with samples and their share:
   threads     per thread, numbers in its name replaced by # (one row per pool: epollEventLoopGroup-#-#);
   self        the method on top of the stack (where the CPU was);
   inclusive   every method on the stack, counted once per sample (the work under it: FetchApi.handle);
@@ -34,6 +36,25 @@ def samples(events):
     return out
 
 
+def jvm_line(events):
+    """Kernel share of the JVM's CPU, GCs and allocation over the recording, or None without CPU loads."""
+    user = system = 0.0
+    gcs = allocated = 0
+    for e in events:
+        values = e.get("values") or {}
+        if e.get("type") == "jdk.CPULoad":
+            user += values.get("jvmUser") or 0.0
+            system += values.get("jvmSystem") or 0.0
+        elif e.get("type") == "jdk.GarbageCollection":
+            gcs += 1
+        elif e.get("type") == "jdk.ObjectAllocationSample":
+            allocated += values.get("weight") or 0
+    if user + system == 0:
+        return None
+    return (f"JVM CPU in the kernel: {100.0 * system / (user + system):.0f} % (jdk.CPULoad); "
+            f"{gcs} GCs; {allocated / 2 ** 30:.2f} GiB allocated (allocation samples' weight)")
+
+
 def method_name(frame):
     m = frame.get("method") or {}
     # JFR writes class names in their internal form: io/brook/broker/kafka/apis/FetchApi
@@ -54,9 +75,9 @@ def tables(taken, top, only=None):
             "inclusive": inclusive.most_common(top)}
 
 
-def render(taken, top, only=None):
+def render(taken, top, only=None, jvm=None):
     n = len(taken)
-    out = [f"{n} execution samples"]
+    out = ([jvm] if jvm else []) + [f"{n} execution samples"]
     for name, rows in tables(taken, top, only).items():
         out += ["", f"{name}:"]
         out += [f"{count:7d} {100.0 * count / n:6.1f} %  {what}" for what, count in rows]
@@ -65,7 +86,8 @@ def render(taken, top, only=None):
 
 def read(recording):
     jfr = os.environ.get("JFR", "jfr")
-    done = subprocess.run([jfr, "print", "--json", "--events", "jdk.ExecutionSample", recording],
+    events = "jdk.ExecutionSample,jdk.CPULoad,jdk.GarbageCollection,jdk.ObjectAllocationSample"
+    done = subprocess.run([jfr, "print", "--json", "--events", events, recording],
                           capture_output=True, text=True, check=True)
     return json.loads(done.stdout)["recording"]["events"]
 
@@ -76,11 +98,12 @@ def main(argv):
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--only", help="inclusive table: methods whose class starts with this")
     args = parser.parse_args(argv)
-    taken = samples(read(args.recording))
+    events = read(args.recording)
+    taken = samples(events)
     if not taken:
         print(f"jfr_frames: no execution samples in {args.recording}", file=sys.stderr)
         return 1
-    sys.stdout.write(render(taken, args.top, args.only))
+    sys.stdout.write(render(taken, args.top, args.only, jvm_line(events)))
     return 0
 
 

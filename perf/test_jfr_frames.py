@@ -53,5 +53,22 @@ class FramesTest(unittest.TestCase):
         self.assertIn("      2   66.7 %  java.lang.System.arraycopy", out)
 
 
+class JvmLineTest(unittest.TestCase):
+    def test_kernel_share_gcs_and_allocation(self):
+        events = EVENTS + [
+            {"type": "jdk.CPULoad", "values": {"jvmUser": 0.30, "jvmSystem": 0.10, "machineTotal": 0.5}},
+            {"type": "jdk.CPULoad", "values": {"jvmUser": 0.20, "jvmSystem": 0.40, "machineTotal": 0.7}},
+            {"type": "jdk.GarbageCollection", "values": {"name": "G1New"}},
+            {"type": "jdk.ObjectAllocationSample", "values": {"weight": 3 * 2 ** 29}},
+        ]
+        self.assertEqual(jfr_frames.jvm_line(events),
+                         "JVM CPU in the kernel: 50 % (jdk.CPULoad); 1 GCs; 1.50 GiB allocated (allocation samples' weight)")
+        self.assertTrue(jfr_frames.render(jfr_frames.samples(events), 2, jvm=jfr_frames.jvm_line(events))
+                        .startswith("JVM CPU in the kernel: 50 %"))
+
+    def test_no_cpu_loads_no_line(self):
+        self.assertIsNone(jfr_frames.jvm_line(EVENTS))
+
+
 if __name__ == "__main__":
     unittest.main()

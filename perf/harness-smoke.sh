@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The performance harness works on both systems, in about three minutes: bin/brook-perf --smoke runs
-# every workload once at a tiny size on Brook and on Kafka 4.3.1 (resolved from Maven, cached), and
+# every workload once at a tiny size on Brook and on Kafka 4.3.1 (resolved from Maven, cached), the
+# Kafka-protocol ones on Brook's Kafka listener (brook-kafka) and Kafka with kafka-clients, and
 # this checks what it wrote, not how fast anything was (the figures come from the full run, see
 # docs/PERFORMANCE.md):
-#   - report.py's own tests pass;
+#   - report.py's and jfr_frames.py's own tests pass;
 #   - brook-perf exits 0: every run passed its own checks (every record answered, read or acked);
 #   - results.json has an ok run of every system of every workload (report.py --check), with the
 #     values each workload's first metric needs;
@@ -26,6 +27,11 @@ if python3 perf/test_report.py >"$out/unittest.log" 2>&1; then
 else
   fail "perf/test_report.py"; cat "$out/unittest.log"
 fi
+if python3 perf/test_jfr_frames.py >"$out/unittest-jfr.log" 2>&1; then
+  ok "perf/test_jfr_frames.py: $(grep -E '^Ran [0-9]+ tests' "$out/unittest-jfr.log")"
+else
+  fail "perf/test_jfr_frames.py"; cat "$out/unittest-jfr.log"
+fi
 
 if BROOK_PERF_SKIP_BUILD=1 BROOK_PERF_WORK="$work" bin/brook-perf --smoke --out "$out/run" >"$out/perf.log" 2>&1; then
   ok "bin/brook-perf --smoke: every run passed its checks ($(grep -c '^brook-perf: \[' "$out/perf.log") runs)"
@@ -47,7 +53,13 @@ missing = [f"{w['name']}/{run['system']}" for w in r["workloads"] for run in w["
            if run["ok"] and w["metrics"][0]["key"] not in run["values"]]
 names = {w["name"] for w in r["workloads"]}
 want = {"produce-100B-1p", "produce-1KiB-4p", "consume-100B", "e2e-latency", "ack-4-consumers", "synced-16p",
-        "start-empty", "partitions-100"}
+        "start-empty", "partitions-100",
+        # issue 25: kafka-clients and Kafka's ProducerPerformance against Brook's Kafka listener and Kafka
+        "kafka-produce-100B", "kafka-consume-1KiB", "kafka-tool-produce-100B", "kafka-tool-produce-1KiB"}
+kafka_door = [w["name"] for w in r["workloads"] if w["name"].startswith("kafka-") and w["systems"] != ["brook-kafka", "kafka"]]
+if kafka_door:
+    print("Kafka-protocol workloads not run on brook-kafka and kafka:", kafka_door)
+    sys.exit(1)
 if missing or not want <= names or r["mode"] != "smoke":
     print("missing values:", missing, "missing workloads:", sorted(want - names), "mode:", r["mode"])
     sys.exit(1)

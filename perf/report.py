@@ -9,9 +9,11 @@ Usage:
                                                       workload has an ok run for each of its systems;
                                                       prints "report: N workloads, M runs ok" (no tables)
 
-Medians, ratios and goal_met are used as the harness wrote them; any that are missing are
+Medians, ratios and goal verdicts are used as the harness wrote them; any that are missing are
 recomputed from the ok runs. A ratio is always median(subject) / median(other), subject = systems[0], whatever
 the metric's "better" says; a goal is met when ratio >= goal.ratio ("higher") or <= ("lower").
+A workload has a list of goals ("goals", each with its "met"), or one ("goal" and "goal_met", as
+files written before several goals were possible).
 Standard library only.
 """
 import argparse
@@ -78,17 +80,26 @@ def summarize(w):
                           for k in keys} for o in others}, w.get("ratios"))
 
     peer = w.get("peer") or (others[0] if others else None)
-    goal = w.get("goal") or None
-    goal_ratio = lookup(ratios, peer, goal.get("metric")) if goal else None
-    # goal_met may legitimately be null (nothing to judge): only a missing key means recompute.
-    goal_met = w["goal_met"] if "goal_met" in w else judge(
-        goal, goal_ratio, better_of(metrics, goal.get("metric")) if goal else None)
+    goals = []
+    for i, goal in enumerate(w.get("goals") or ([w["goal"]] if w.get("goal") else [])):
+        ratio = lookup(ratios, peer, goal.get("metric"))
+        # a verdict may legitimately be null (nothing to judge): only a missing key means recompute.
+        if "met" in goal:
+            met = goal["met"]
+        elif i == 0 and "goal_met" in w:
+            met = w["goal_met"]
+        else:
+            met = judge(goal, ratio, better_of(metrics, goal.get("metric")))
+        goals.append({"goal": goal, "ratio": ratio, "met": met})
+    first = goals[0] if goals else {"goal": None, "ratio": None, "met": None}
 
     return {
         "name": w.get("name", "?"), "title": w.get("title") or w.get("name", "?"),
         "params": w.get("params") or {}, "systems": systems, "subject": subject, "others": others,
         "peer": peer, "metrics": metrics, "runs": runs, "ok": ok, "median": median,
-        "ratios": ratios, "goal": goal, "goal_ratio": goal_ratio, "goal_met": goal_met,
+        "ratios": ratios, "goals": goals,
+        # the first goal, as the plot's goal line and older callers use it
+        "goal": first["goal"], "goal_ratio": first["ratio"], "goal_met": first["met"],
         "percentiles": w.get("latency_percentiles") or {},
     }
 
@@ -168,19 +179,29 @@ def params_line(s):
     return " · ".join(f"{k} {fmt_param(v)}" for k, v in s["params"].items())
 
 
+def goal_lines(s):
+    """One line per goal: its text, the ratio, the verdict."""
+    lines = []
+    for g in s["goals"]:
+        text = g["goal"].get("text") or default_goal_text(s, g["goal"])
+        verdict = {True: "met", False: "not met"}.get(g["met"], "not judged")
+        ratio = "no ratio" if g["ratio"] is None else fmt_ratio(g["ratio"])
+        lines.append(f"goal: {text}: {ratio}, {verdict}")
+    return lines
+
+
 def goal_line(s):
-    goal = s["goal"]
-    if not goal:
-        return None
-    text = goal.get("text") or default_goal_text(s)
-    verdict = {True: "met", False: "not met"}.get(s["goal_met"], "not judged")
-    if s["goal_ratio"] is None:
-        return f"goal: {text}: no ratio, {verdict}"
-    return f"goal: {text}: {fmt_ratio(s['goal_ratio'])}, {verdict}"
+    """The goals on one line (None without any)."""
+    return "; ".join(goal_lines(s)) or None
 
 
-def default_goal_text(s):
-    goal = s["goal"]
+def goals_met(s):
+    """True when every goal is met, False when one is not, None when none was judged."""
+    verdicts = [g["met"] for g in s["goals"]]
+    return False if False in verdicts else (True if True in verdicts else None)
+
+
+def default_goal_text(s, goal):
     op = "<=" if better_of(s["metrics"], goal.get("metric")) == "lower" else ">="
     return f"{goal.get('metric')} {s['subject']}/{s['peer']} {op} {goal.get('ratio')}x"
 
@@ -236,7 +257,7 @@ def header_fields(results, summaries):
     if results.get("repeats"):
         mode += f", {results['repeats']} repeats"
     steal = results.get("cpu_steal_percent")
-    verdicts = [s["goal_met"] for s in summaries if s["goal"]]
+    verdicts = [g["met"] for s in summaries for g in s["goals"]]
     goals = (f"{verdicts.count(True)} met, {verdicts.count(False)} not met"
              + (f", {verdicts.count(None)} not judged" if None in verdicts else ""))
     return [
@@ -263,7 +284,7 @@ def render_text(results):
         for r in [header] + rows:
             cells = [r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:])]
             out.append("  ".join(cells).rstrip())
-        for line in filter(None, [goal_line(s)] + problem_lines(s)):
+        for line in goal_lines(s) + problem_lines(s):
             out.append(line)
     return "\n".join(out) + "\n"
 
@@ -286,7 +307,7 @@ def render_markdown(results):
         out.append("|---|" + "---:|" * (len(header) - 1))
         for r in rows:
             out.append("| " + " | ".join(md_escape(c) for c in r) + " |")
-        notes = list(filter(None, [goal_line(s)] + problem_lines(s)))
+        notes = goal_lines(s) + problem_lines(s)
         if notes:
             out.append("")
             out += [f"- {md_escape(n)}" for n in notes]
@@ -298,6 +319,7 @@ def render_markdown(results):
 WIDTH = 1000
 MARGIN = 20
 BROOK, KAFKA = "#1f6fb4", "#e8731a"
+BROOK_KAFKA = "#5a9bd5"
 GREYS = ["#6e6e6e", "#a8a8a8", "#3c3c3c", "#c8c8c8"]
 DASHES = ["6 3", "2 2", "8 3 2 3", "1 3"]
 GOOD, BAD = "#2a8a3a", "#c0392b"
@@ -312,6 +334,8 @@ def system_styles(summaries):
                 continue
             if system == "brook":
                 styles[system] = (BROOK, None)
+            elif system == "brook-kafka":  # Brook's broker through its Kafka listener
+                styles[system] = (BROOK_KAFKA, None)
             elif system == "kafka":
                 styles[system] = (KAFKA, None)
             else:  # baselines: greys, told apart by dashes where lines cross
@@ -337,13 +361,18 @@ def clip(content, chars):
     return content if len(content) <= chars else content[:chars - 1] + "…"
 
 
+def goal_of(s, key):
+    """The first goal on `key` ({"goal", "ratio", "met"}), or None."""
+    return next((g for g in s["goals"] if g["goal"].get("metric") == key), None)
+
+
 def goal_value(s, key):
-    """Where the goal sits on the bars of `key`: goal.ratio x the peer's median, or None."""
-    goal = s["goal"]
-    if not goal or goal.get("metric") != key or not is_number(goal.get("ratio")):
+    """Where the goal on `key` sits on its bars: goal.ratio x the peer's median, or None."""
+    g = goal_of(s, key)
+    if not g or not is_number(g["goal"].get("ratio")):
         return None
     peer_median = lookup(s["median"], s["peer"], key)
-    return goal["ratio"] * peer_median if peer_median is not None else None
+    return g["goal"]["ratio"] * peer_median if peer_median is not None else None
 
 
 def bar_row(s, system, key, px, cy, colour):
@@ -401,9 +430,10 @@ def bar_chart(s, styles, x, y, width):
         shapes += more_shapes
         labels += more_labels
     if goal_v is not None:
-        gx, colour = px(goal_v), (GOOD if s["goal_met"] else BAD)
+        g = goal_of(s, key)
+        gx, colour = px(goal_v), (GOOD if g["met"] else BAD)
         shapes.append(line(gx, y - 4, gx, bottom + 2, colour, 1.5, "5 3"))
-        labels.append(text(gx, bottom + 14, f"goal {s['goal']['ratio']:g}x {s['peer']}",
+        labels.append(text(gx, bottom + 14, f"goal {g['goal']['ratio']:g}x {s['peer']}",
                            10, "middle", colour))
     labels.append(text(x0, bottom + 30, f"{label}: median, whisker min–max of ok runs "
                                         f"({metric.get('better', 'higher')} is better)",
@@ -477,7 +507,7 @@ def svg_panel(s, styles, y):
            text(MARGIN, y + 34, clip(params_line(s), 160), 10, fill="#555")]
     goal = goal_line(s)
     if goal:
-        colour = {True: GOOD, False: BAD}.get(s["goal_met"], "#555")
+        colour = {True: GOOD, False: BAD}.get(goals_met(s), "#555")
         els.append(text(MARGIN, y + 50, clip(goal, 160), 11, fill=colour, weight="bold"))
     top = y + 64
     has_latency = any(s["percentiles"].get(sys_) for sys_ in s["systems"])

@@ -216,6 +216,69 @@ class GoalTest(unittest.TestCase):
         self.assertEqual(report.goal_line(s), "goal: g: 0.40x, not met")
 
 
+def two_goals(cpu_subject, cpu_peer, with_verdicts=None):
+    """A Kafka-protocol workload as the harness writes it: brook-kafka against kafka, a throughput
+    goal and a CPU-per-record goal; with_verdicts: the "met" of each goal as written, else none."""
+    runs = [{"system": "brook-kafka", "repeat": 1, "ok": True,
+             "values": {"records_per_s": 120.0, "broker_cpu_us_per_record": cpu_subject}},
+            {"system": "kafka", "repeat": 1, "ok": True,
+             "values": {"records_per_s": 100.0, "broker_cpu_us_per_record": cpu_peer}}]
+    goals = [{"metric": "records_per_s", "ratio": 1.0, "text": "throughput >= 1x Kafka"},
+             {"metric": "broker_cpu_us_per_record", "ratio": 0.5, "text": "CPU/record <= 0.5x Kafka"}]
+    if with_verdicts is not None:
+        for g, met in zip(goals, with_verdicts):
+            g["met"] = met
+    return {"name": "kafka-produce-100B", "systems": ["brook-kafka", "kafka"], "peer": "kafka",
+            "metrics": [{"key": "records_per_s", "label": "records/s", "better": "higher"},
+                        {"key": "broker_cpu_us_per_record", "label": "broker CPU µs/record", "better": "lower"}],
+            "goal": goals[0], "goals": goals, "runs": runs}
+
+
+class SeveralGoalsTest(unittest.TestCase):
+    def test_each_goal_is_judged_on_its_own_metric(self):
+        s = report.summarize(two_goals(4.0, 10.0))
+        self.assertEqual([(g["goal"]["metric"], g["met"]) for g in s["goals"]],
+                         [("records_per_s", True), ("broker_cpu_us_per_record", True)])
+        self.assertAlmostEqual(s["goals"][1]["ratio"], 0.4)
+        self.assertTrue(report.goals_met(s))
+        s = report.summarize(two_goals(6.0, 10.0))
+        self.assertEqual([g["met"] for g in s["goals"]], [True, False])
+        self.assertFalse(report.goals_met(s))
+
+    def test_verdicts_written_by_the_harness_are_used_as_given(self):
+        s = report.summarize(two_goals(4.0, 10.0, with_verdicts=[False, None]))
+        self.assertEqual([g["met"] for g in s["goals"]], [False, None])
+        self.assertFalse(s["goal_met"])  # the first goal stands for the workload in older callers
+
+    def test_a_line_per_goal_in_text_and_markdown(self):
+        results = {"mode": "full", "workloads": [two_goals(6.0, 10.0)]}
+        out = report.render_text(results)
+        self.assertIn("goal: throughput >= 1x Kafka: 1.2x, met\n"
+                      "goal: CPU/record <= 0.5x Kafka: 0.60x, not met\n", out)
+        self.assertIn("goals:     1 met, 1 not met", out)
+        self.assertRegex(out, r"metric +brook-kafka +kafka +brook-kafka/kafka")
+        self.assertRegex(out, r"broker CPU µs/record +6\.00 +10\.0 +0\.60x")
+        md = report.render_markdown(results)
+        self.assertIn("- goal: throughput >= 1x Kafka: 1.2x, met\n- goal: CPU/record <= 0.5x Kafka: 0.60x, not met",
+                      md)
+
+    def test_the_plot_marks_the_goal_of_the_first_metric_in_the_colour_of_all_goals(self):
+        root = ET.fromstring(report.render_svg({"workloads": [two_goals(6.0, 10.0)]}).encode("utf-8"))
+        texts = [t for t in root.iter(SVG + "text")]
+        self.assertIn("goal 1x kafka", [t.text for t in texts])  # the throughput goal's line on the bars
+        line = next(t for t in texts if (t.text or "").startswith("goal: throughput"))
+        self.assertIn("CPU/record <= 0.5x Kafka: 0.60x, not met", line.text)
+        self.assertEqual(line.get("fill"), report.BAD)  # one goal missed
+        self.assertIn(report.BROOK_KAFKA, {r.get("fill") for r in root.iter(SVG + "rect")})
+
+    def test_a_single_goal_file_reads_as_one_goal(self):
+        w = two_goals(4.0, 10.0)
+        del w["goals"]
+        s = report.summarize(w)
+        self.assertEqual(len(s["goals"]), 1)
+        self.assertEqual(report.goal_lines(s), ["goal: throughput >= 1x Kafka: 1.2x, met"])
+
+
 class SvgTest(unittest.TestCase):
     def setUp(self):
         self.results = load_fixture()

@@ -11,29 +11,51 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A Brook broker started through {@code bin/brook broker}, as a user starts it, on 127.0.0.1 with a
  * free port. Ready is the broker's own "Brook ready:" line (written once gRPC serves); the time to it
- * runs from the process start, JVM start included.
+ * runs from the process start, JVM start included. With {@code kafkaListener} its Kafka listener is
+ * on too, on a port the broker picks (127.0.0.1:0), read back from the ready line.
  */
 final class BrookServer extends Server {
+  /** The Kafka listener's part of the ready line: "Kafka on 127.0.0.1:40123" (or "Kafka off"). */
+  private static final Pattern KAFKA_ON = Pattern.compile("Kafka on \\S+:(\\d+)");
+
   private final Path repo;
   private final String heap;
   private final List<String> settings;
+  private final boolean kafkaListener;
   private Process process;
   private int port;
+  private volatile int kafkaPort;
 
-  BrookServer(String name, Path repo, Path dir, String heap, List<String> settings) {
+  BrookServer(String name, Path repo, Path dir, String heap, List<String> settings, boolean kafkaListener) {
     super(name, dir);
     this.repo = repo;
     this.heap = heap;
     this.settings = settings;
+    this.kafkaListener = kafkaListener;
   }
 
   @Override
   String address() {
     return "127.0.0.1:" + port;
+  }
+
+  @Override
+  String listeners() {
+    return "gRPC " + address() + (kafkaPort == 0 ? "" : ", Kafka 127.0.0.1:" + kafkaPort);
+  }
+
+  @Override
+  String kafkaBootstrap() {
+    if (kafkaPort == 0) {
+      throw new IllegalStateException(name + ": started without its Kafka listener");
+    }
+    return "127.0.0.1:" + kafkaPort;
   }
 
   @Override
@@ -49,7 +71,8 @@ final class BrookServer extends Server {
     Files.createDirectories(dir);
     List<String> cmd = new ArrayList<>(List.of(repo.resolve("bin/brook").toString(), "broker",
         "--data-dir", dir.resolve("data").toString(), "--grpc-listen", address(), "--http-listen", "127.0.0.1:0",
-        "--set", "kafka.listen=")); // no Kafka listener: localhost:9092 may be taken
+        // localhost:9092 (the default) may be taken: a port of the broker's choosing, or no listener
+        "--set", "kafka.listen=" + (kafkaListener ? "127.0.0.1:0" : "")));
     for (String s : settings) {
       cmd.add("--set");
       cmd.add(s);
@@ -59,6 +82,7 @@ final class BrookServer extends Server {
     pb.environment().keySet().removeIf(k -> k.startsWith("BROOK_"));
     pb.environment().put("BROOK_JAVA_OPTS", heap);
     Path log = dir.resolve("broker.log");
+    kafkaPort = 0;
     long t0 = System.nanoTime();
     process = pb.start();
     CompletableFuture<Boolean> ready = new CompletableFuture<>();
@@ -88,7 +112,8 @@ final class BrookServer extends Server {
         out.newLine();
         out.flush();
         if (line.contains("Brook ready:")) {
-          ready.complete(true);
+          kafkaPort = kafkaPortOf(line);
+          ready.complete(!kafkaListener || kafkaPort > 0);
         }
       }
     } catch (IOException e) {
@@ -112,6 +137,12 @@ final class BrookServer extends Server {
       Thread.currentThread().interrupt();
     }
     process = null;
+  }
+
+  /** The port of "Kafka on host:port" in the broker's ready line; 0 when it says "Kafka off". */
+  static int kafkaPortOf(String readyLine) {
+    Matcher m = KAFKA_ON.matcher(readyLine);
+    return m.find() ? Integer.parseInt(m.group(1)) : 0;
   }
 
   static String tail(Path log) {

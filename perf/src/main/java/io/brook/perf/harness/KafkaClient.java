@@ -29,7 +29,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * Kafka through kafka-clients 4.3.1, with the settings Brook's client gets: acks=all (Brook WRITTEN:
  * neither forces to the device per message), idempotence on, no compression, the same batch size and
- * linger. {@code topicConfig} holds what a variant adds to its topics (kafka-flush: flush.messages=1,
+ * linger. The same client drives Brook's Kafka listener (system brook-kafka): {@link Server#kafkaBootstrap}. {@code topicConfig} holds what a variant adds to its topics (kafka-flush: flush.messages=1,
  * a force per write, the peer of Brook's SYNCED).
  */
 final class KafkaClient implements SystemClient {
@@ -43,7 +43,7 @@ final class KafkaClient implements SystemClient {
     this.server = server;
     this.topicConfig = topicConfig;
     Properties p = new Properties();
-    p.put("bootstrap.servers", server.address());
+    p.put("bootstrap.servers", server.kafkaBootstrap());
     this.admin = Admin.create(p);
   }
 
@@ -104,7 +104,7 @@ final class KafkaClient implements SystemClient {
   @Override
   public Producer producer(String topic, ClientSettings s) {
     Properties p = new Properties();
-    p.put("bootstrap.servers", server.address());
+    p.put("bootstrap.servers", server.kafkaBootstrap());
     p.put("acks", "all");
     p.put("enable.idempotence", "true");
     p.put("compression.type", "none");
@@ -137,7 +137,7 @@ final class KafkaClient implements SystemClient {
 
   private Properties consumerProps(ClientSettings s) {
     Properties p = new Properties();
-    p.put("bootstrap.servers", server.address());
+    p.put("bootstrap.servers", server.kafkaBootstrap());
     p.put("max.poll.records", Integer.toString(s.maxPollRecords()));
     p.put("fetch.max.bytes", Integer.toString(s.fetchMaxBytes()));
     // Brook's fetchMaxBytes bounds the whole answer only; so that the per-partition cap does not bind first

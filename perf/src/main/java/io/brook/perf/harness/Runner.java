@@ -41,6 +41,7 @@ final class Runner {
         case START_EMPTY -> startEmpty(w, system, run);
         case START_FULL -> startFull(w, system, run);
         case PARTITIONS -> partitions(w, system, run);
+        case PRODUCER_PERF -> producerPerf(w, systems.client(system), run);
       }
     } catch (Exception e) {
       run.fail(e.getClass().getSimpleName() + ": " + e.getMessage());
@@ -136,6 +137,7 @@ final class Runner {
         return;
       }
       putThroughput(w, run, s.nanos);
+      putCpuPerRecord(w, run);
       latency.putInto(run.values);
       run.latencyCurve = latency.curve();
     });
@@ -173,7 +175,42 @@ final class Runner {
         return;
       }
       putThroughput(w, run, end - start);
+      putCpuPerRecord(w, run);
     });
+  }
+
+  /**
+   * Kafka's ProducerPerformance on a fresh topic of the workload's: its own figures (records/s and
+   * latency percentiles, whole milliseconds), the broker's CPU over the tool's whole process.
+   */
+  private void producerPerf(Workload w, SystemClient c, Run run) throws Exception {
+    onFreshTopic(c, w, topic -> {
+      List<String> command = ProducerPerformanceTool.command(systems.repo(), c.server().kafkaBootstrap(), topic,
+          w.records(), w.recordSize());
+      double cpu = c.server().cpuSeconds();
+      ProducerPerformanceTool.Summary s = ProducerPerformanceTool.run(command,
+          c.server().dir.resolveSibling(topic + ".producer-perf.log"), w.timeoutSeconds());
+      run.values.put("broker_cpu_s", c.server().cpuSeconds() - cpu);
+      if (s.records() != w.records()) {
+        run.fail("ProducerPerformance: " + s.records() + " of " + w.records() + " records acknowledged");
+        return;
+      }
+      run.values.put("records_per_s", s.recordsPerSecond());
+      run.values.put("mb_per_s", s.recordsPerSecond() * w.recordSize() / 1e6);
+      run.values.put("p50_ms", s.p50Ms());
+      run.values.put("p99_ms", s.p99Ms());
+      run.values.put("p999_ms", s.p999Ms());
+      run.values.put("max_ms", s.maxMs());
+      putCpuPerRecord(w, run);
+    });
+  }
+
+  /** The broker's CPU per record of the workload, in microseconds. */
+  private static void putCpuPerRecord(Workload w, Run run) {
+    Double cpu = run.values.get("broker_cpu_s");
+    if (cpu != null && w.records() > 0) {
+      run.values.put("broker_cpu_us_per_record", cpu * 1e6 / w.records());
+    }
   }
 
   /** What a workload does with a topic of its own. */

@@ -19,6 +19,16 @@ abstract class Server implements AutoCloseable {
   /** host:port for the clients. */
   abstract String address();
 
+  /** Where it listens, for the log. */
+  String listeners() {
+    return address();
+  }
+
+  /** host:port for kafka-clients: Kafka's own address, Brook's Kafka listener (when it has one). */
+  String kafkaBootstrap() {
+    return address();
+  }
+
   abstract long pid();
 
   /** Starts the process on {@link #dir} (formatting it if new) and returns once it serves clients. */

@@ -13,6 +13,8 @@ import java.util.Map;
  * The systems a run compares, each a broker process and a client. The long-lived brokers start when a
  * workload first needs them and stop at the end; the start and memory workloads ask for fresh ones.
  * Every broker gets the same heap (Kafka's own default, -Xms1g -Xmx1g) and data under {@code work}.
+ * brook-kafka is Brook's broker driven by kafka-clients through its Kafka listener: the same shared
+ * broker as brook (its listener is on), the same client code as kafka.
  */
 final class Systems implements AutoCloseable {
   private final Path repo;
@@ -39,6 +41,7 @@ final class Systems implements AutoCloseable {
       c = switch (system) {
         case "brook", "brook-no-group-commit" -> new BrookClient(system, shared(system));
         case "kafka" -> new KafkaClient(system, shared("kafka"), Map.of());
+        case "brook-kafka" -> new KafkaClient(system, shared("brook"), Map.of());
         // Kafka forcing every write to the device, the peer of a SYNCED produce: the same node.
         case "kafka-flush" -> new KafkaClient(system, shared("kafka"), Map.of("flush.messages", "1"));
         default -> throw new IllegalArgumentException("unknown system " + system);
@@ -50,15 +53,21 @@ final class Systems implements AutoCloseable {
 
   /** A client on a broker that is not this harness's shared one (fresh, started by the caller). */
   SystemClient clientOf(String system, Server server) {
-    return system.startsWith("kafka") ? new KafkaClient(system, server, Map.of()) : new BrookClient(system, server);
+    return system.startsWith("kafka") || system.equals("brook-kafka") ? new KafkaClient(system, server, Map.of())
+        : new BrookClient(system, server);
+  }
+
+  /** The Brook checkout (bin/brook, perf/kafka.sh). */
+  Path repo() {
+    return repo;
   }
 
   private Server shared(String kind) throws Exception {
     Server s = servers.get(kind);
     if (s == null) {
-      s = create(kind, work.resolve(kind));
+      s = create(kind, work.resolve(kind), true);
       s.start();
-      System.out.printf("brook-perf: %s started on %s (ready in %d ms)%n", kind, s.address(), s.readyMillis);
+      System.out.printf("brook-perf: %s started on %s (ready in %d ms)%n", kind, s.listeners(), s.readyMillis);
       servers.put(kind, s);
     }
     return s;
@@ -66,19 +75,23 @@ final class Systems implements AutoCloseable {
 
   /** A broker of the system's kind in a new directory, not started; stopped and deleted by close(). */
   Server freshServer(String system, String tag) {
-    Server s = create(system.startsWith("kafka") ? "kafka" : system, work.resolve(system + "-" + tag + "-" + (++serial)));
+    Server s = create(system.startsWith("kafka") ? "kafka" : system, work.resolve(system + "-" + tag + "-" + (++serial)),
+        false);
     fresh.add(s);
     return s;
   }
 
-  private Server create(String kind, Path dir) {
+  private Server create(String kind, Path dir, boolean shared) {
     // Both systems' brokers get the same JVM options; a recording is written when the broker exits.
     String jvm = jfr == null ? heap : heap + " -XX:StartFlightRecording=filename=" + jfr.resolve(dir.getFileName()
         + ".jfr") + ",settings=profile,dumponexit=true";
     return switch (kind) {
-      case "brook" -> new BrookServer("brook", repo, dir, jvm, List.of());
+      // The shared broker serves Kafka clients too (brook-kafka); a fresh one only when it is brook-kafka's,
+      // so that the start and memory workloads measure Brook as they did before the Kafka door.
+      case "brook" -> new BrookServer("brook", repo, dir, jvm, List.of(), shared);
+      case "brook-kafka" -> new BrookServer(kind, repo, dir, jvm, List.of(), true);
       // One force per SYNCED request: the baseline group commit is measured against.
-      case "brook-no-group-commit" -> new BrookServer(kind, repo, dir, jvm, List.of("sync.group.commit=false"));
+      case "brook-no-group-commit" -> new BrookServer(kind, repo, dir, jvm, List.of("sync.group.commit=false"), false);
       case "kafka" -> new KafkaServer("kafka", repo, dir, jvm);
       default -> throw new IllegalArgumentException("unknown system " + kind);
     };

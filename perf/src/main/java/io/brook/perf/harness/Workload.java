@@ -5,12 +5,12 @@ import java.util.List;
 
 /**
  * One workload definition, run the same way on every system it names. {@code systems.get(0)} is the
- * subject (Brook); every other system gets a ratio column, {@code peer} is the one the goal is taken
- * against.
+ * subject (Brook); every other system gets a ratio column, {@code peer} is the one the goals are taken
+ * against (none, one, or several: a throughput and a CPU goal).
  */
 record Workload(String name, String title, Kind kind, List<String> systems, String peer, int recordSize,
     long records, int partitions, int producers, int consumers, int rate, int seconds, long bytes,
-    ClientSettings settings, Goal goal, List<Metric> metrics, int timeoutSeconds) {
+    ClientSettings settings, List<Goal> goals, List<Metric> metrics, int timeoutSeconds) {
 
   enum Kind {
     /** Producers send as fast as they can; send → answer latency per record. */
@@ -28,7 +28,9 @@ record Workload(String name, String title, Kind kind, List<String> systems, Stri
     /** A broker on a data directory holding {@code bytes} of records: process start to serving. */
     START_FULL(false),
     /** A fresh broker holding {@code partitions} partitions, each written once: its resident memory. */
-    PARTITIONS(false);
+    PARTITIONS(false),
+    /** Kafka's own producer benchmark (org.apache.kafka.tools.ProducerPerformance), a process of its own. */
+    PRODUCER_PERF(true);
 
     /** Whether a scaled-down pass warms the JIT first (process start is what the others measure). */
     final boolean warmable;
@@ -47,7 +49,7 @@ record Workload(String name, String title, Kind kind, List<String> systems, Stri
   Workload warmup(double fraction) {
     return new Workload(name + "-warmup", title, kind, systems, peer, recordSize,
         Math.max(1000, (long) (records * fraction)), partitions, producers, consumers, rate,
-        Math.max(1, (int) Math.ceil(seconds * fraction)), bytes, settings, goal, metrics, timeoutSeconds);
+        Math.max(1, (int) Math.ceil(seconds * fraction)), bytes, settings, goals, metrics, timeoutSeconds);
   }
 
   static final Metric RECORDS_PER_S = new Metric("records_per_s", "records/s", "higher");
@@ -57,6 +59,8 @@ record Workload(String name, String title, Kind kind, List<String> systems, Stri
   static final Metric P999 = new Metric("p999_ms", "p99.9 ms", "lower");
   static final Metric MAX = new Metric("max_ms", "max ms", "lower");
   static final Metric BROKER_CPU = new Metric("broker_cpu_s", "broker CPU s", "lower");
+  /** broker_cpu_s over the workload's records: what one record costs the broker, in microseconds. */
+  static final Metric CPU_PER_RECORD = new Metric("broker_cpu_us_per_record", "broker CPU µs/record", "lower");
   static final Metric READY = new Metric("ready_ms", "start to ready ms", "lower");
   static final Metric RSS = new Metric("rss_mib", "RSS MiB", "lower");
 }

@@ -12,7 +12,11 @@ public enum BatchForm {
   STORED_V1,
   /** Stored batches as they are, version 1 or 2: a raw-fetch client that reads both. */
   STORED_AS_IS,
-  /** Bare Kafka record batches v2, as a Kafka fetch answers: the batch inside a version 2, a version 1 converted. */
+  /**
+   * Kafka record batches v2, as a Kafka fetch answers: passed as version 2 stored batches (a version
+   * 1 converted), whose Kafka part after Brook's prefix the Kafka door sends without copying it out;
+   * limits count the Kafka part only.
+   */
   KAFKA;
 
   /** True for the forms that pass whole batches instead of records. */

@@ -10,6 +10,7 @@ import io.brook.broker.storage.BatchReadResult;
 import io.brook.broker.storage.ReadResult;
 import io.brook.broker.storage.StorageException;
 import io.brook.broker.topics.Partition;
+import io.brook.protocol.batch.BatchFormat;
 import io.brook.protocol.batch.BatchReader;
 import java.util.List;
 
@@ -115,10 +116,11 @@ final class FetchAnswer {
         } catch (StorageException e) {
           throw new BrokerException(BrokerError.STORAGE_ERROR, "read of " + p.name() + " failed: " + e.getMessage());
         }
-        int batchSize = size.batchSize(batch.length);
+        int length = form == BatchForm.KAFKA ? batch.length - BatchFormat.V2_PREFIX_SIZE : batch.length;
+        int batchSize = size.batchSize(length);
         boolean first = this.records + read == 0;
-        if (!first && (wire + batchSize > size.capBytes() || bytes + added + batch.length > maxBytes
-            || added + batch.length > partitionMaxBytes)) {
+        if (!first && (wire + batchSize > size.capBytes() || bytes + added + length > maxBytes
+            || added + length > partitionMaxBytes)) {
           break reading; // the batches' framing or a conversion took the last bytes: the rest come next time
         }
         if (first && wire + batchSize > size.capBytes() && h.recordCount() > 1 && form != BatchForm.KAFKA) {
@@ -126,7 +128,7 @@ final class FetchAnswer {
         }
         out.add(batch);
         wire += batchSize;
-        added += batch.length;
+        added += length;
         read += (int) (h.nextOffset() - next);
         next = h.nextOffset();
       }
@@ -146,7 +148,7 @@ final class FetchAnswer {
     return switch (form) {
       case STORED_AS_IS -> stored;
       case STORED_V1 -> BatchConversion.toVersion1(stored, reader());
-      case KAFKA -> BatchConversion.toKafka(stored, reader());
+      case KAFKA -> BatchConversion.toVersion2(stored, reader());
       case RECORDS -> throw new IllegalArgumentException("records are not read as batches");
     };
   }

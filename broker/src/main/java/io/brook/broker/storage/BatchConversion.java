@@ -33,16 +33,24 @@ public final class BatchConversion {
 
   /** {@code stored} as a bare Kafka record batch v2 with its assigned offsets, as a Kafka fetch returns it. */
   public static byte[] toKafka(byte[] stored, BatchReader in) {
+    byte[] v2 = toVersion2(stored, in);
+    return Arrays.copyOfRange(v2, BatchFormat.V2_PREFIX_SIZE, v2.length);
+  }
+
+  /**
+   * {@code stored} (a whole stored batch) in version 2, whose Kafka part follows Brook's prefix; the
+   * same array when it is already (checked, as every read is).
+   */
+  public static byte[] toVersion2(byte[] stored, BatchReader in) {
+    BatchHeader h = BatchCodec.header(stored, 0, stored.length); // a corrupt prefix fails here
     if (BatchFormat.version(stored, 0) == BatchFormat.VERSION_2) {
-      BatchCodec.header(stored, 0, stored.length); // a corrupt prefix fails here, as every read does
-      return Arrays.copyOfRange(stored, BatchFormat.V2_PREFIX_SIZE, stored.length);
+      return stored;
     }
-    BatchHeader h = BatchCodec.header(stored, 0, stored.length);
     AppendBatch records = records(stored, h, in);
     ByteWriter out = new ByteWriter(stored.length + 128);
     BatchHeader written = Version2Encoder.encode(out, records, h.baseOffset(), h.runningMaxTimestamp(),
         h.logPosition(), new CRC32C());
-    return Arrays.copyOfRange(out.array(), BatchFormat.V2_PREFIX_SIZE, written.storedLength());
+    return Arrays.copyOf(out.array(), written.storedLength());
   }
 
   /** The batch's records, producer and timestamp type, as an append of them would carry them. */

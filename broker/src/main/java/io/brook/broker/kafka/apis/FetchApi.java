@@ -10,6 +10,7 @@ import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
 import io.brook.broker.records.LogRecord;
+import io.brook.protocol.batch.BatchFormat;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -159,17 +160,20 @@ public final class FetchApi implements KafkaApi {
     return response;
   }
 
+  /** The Kafka parts of version 2 stored batches (BatchForm.KAFKA): one batch without a copy. */
   private static ByteBuffer joined(List<byte[]> batches) {
+    int prefix = BatchFormat.V2_PREFIX_SIZE;
     if (batches.size() == 1) {
-      return ByteBuffer.wrap(batches.get(0));
+      byte[] b = batches.get(0);
+      return ByteBuffer.wrap(b, prefix, b.length - prefix).slice();
     }
     int bytes = 0;
     for (byte[] b : batches) {
-      bytes += b.length;
+      bytes += b.length - prefix;
     }
     ByteBuffer joined = ByteBuffer.allocate(bytes);
     for (byte[] b : batches) {
-      joined.put(b);
+      joined.put(b, prefix, b.length - prefix);
     }
     return joined.flip();
   }

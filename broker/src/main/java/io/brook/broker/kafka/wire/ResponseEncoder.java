@@ -21,7 +21,9 @@ final class ResponseEncoder {
     ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
     ObjectSerializationCache cache = new ObjectSerializationCache(); // sized and written with the same cache
     int size = header.size(cache, headerVersion) + body.size(cache, version);
-    ByteBuf frame = alloc.heapBuffer(4 + size);
+    // Straight into the buffer the socket writes from: a heap frame was copied again into a direct
+    // one by Netty, and a large heap frame is a fresh zeroed array (perf profile of Kafka fetches).
+    ByteBuf frame = alloc.ioBuffer(4 + size);
     try {
       frame.writeInt(size);
       ByteBufferAccessor out = new ByteBufferAccessor(frame.nioBuffer(4, size));

@@ -163,17 +163,33 @@ public final class ProducerIds {
       throw new BrokerException(BrokerError.INVALID_REQUEST, "producer " + producerId
           + " has used every epoch: call InitProducer without an id for a new one");
     }
-    if (b == null) {
-      b = new Bumped(current, null, nowMs);
-      bumped.put(producerId, b);
-    }
-    b.epoch = (short) (current + 1);
+    moveTo(producerId, b, (short) (current + 1), caller, nowMs);
+    return (short) (current + 1);
+  }
+
+  /**
+   * Makes {@code epoch} the current one of {@code producerId} (its entry {@code b}, or none yet) and
+   * writes it down; a failed write leaves the id as it was, so a retry is checked against what is on disk.
+   */
+  private void moveTo(long producerId, Bumped b, short epoch, String caller, long nowMs) {
+    Bumped before = b == null ? null : new Bumped(b.epoch, b.owner, b.usedMs);
+    Bumped now = b == null ? new Bumped(epoch, null, nowMs) : b;
+    bumped.put(producerId, now);
+    now.epoch = epoch;
     if (caller != null) {
-      b.owner = caller; // the owner already, or the first principal to claim an id without one
+      now.owner = caller; // the owner already, or the first principal to claim an id without one
     }
     touch(producerId, nowMs);
-    persist();
-    return b.epoch;
+    try {
+      persist();
+    } catch (BrokerException e) {
+      if (before == null) {
+        bumped.remove(producerId);
+      } else {
+        bumped.put(producerId, before);
+      }
+      throw e;
+    }
   }
 
   /**
@@ -212,13 +228,7 @@ public final class ProducerIds {
             + epoch + " (the current one is " + current + "): use the epoch InitProducer returned, or start a"
             + " later epoch at sequence 0, not " + baseSequence);
       }
-      if (b == null) {
-        b = new Bumped((short) epoch, null, nowMs);
-        bumped.put(producerId, b);
-      }
-      b.epoch = (short) epoch;
-      touch(producerId, nowMs);
-      persist(); // as an InitProducer bump: the older epochs stay fenced after a restart
+      moveTo(producerId, b, (short) epoch, null, nowMs); // as an InitProducer bump: fenced after a restart too
       return;
     }
     touch(producerId, nowMs);

@@ -82,6 +82,25 @@ class ProducerIdsTest {
     assertRefused(() -> reloaded.checkOwner(alices, "bob"), BrokerError.NOT_OWNER, "producer id " + alices);
   }
 
+  /**
+   * A bump that could not be written is not taken: the epoch stays where the file has it, so the
+   * retry is checked as the first try was and a restart finds the same epoch (InitProducer's bump
+   * and a producer's own bump at sequence 0 alike).
+   */
+  @Test
+  void aBumpThatCouldNotBeWrittenLeavesTheEpochAsItWas() throws Exception {
+    ProducerIds ids = new ProducerIds(dir);
+    long id = ids.allocate("alice", 0);
+    Path tmp = Files.createDirectory(dir.resolve("producer-ids.properties.tmp")); // the write fails
+    assertRefused(() -> ids.checkCurrent(id, 1, 0, "alice", 0), BrokerError.STORAGE_ERROR, "cannot write");
+    assertRefused(() -> ids.bump(id, "alice", 0), BrokerError.STORAGE_ERROR, "cannot write");
+    ids.checkCurrent(id, 0, 7, "alice", 0); // still epoch 0, mid-sequence
+    assertRefused(() -> ids.checkCurrent(id, 1, 3, "alice", 0), BrokerError.UNKNOWN_PRODUCER_ID, "has no epoch 1");
+    Files.delete(tmp);
+    ids.checkCurrent(id, 1, 0, "alice", 0); // the retry, written now
+    new ProducerIds(dir).checkCurrent(id, 1, 4, "alice", 0); // as after kill -9
+  }
+
   /** Expiry counts from the last use, not from the bump: an active producer keeps its epoch and owner. */
   @Test
   void aProducerInUseKeepsItsEpochAndOwnerPastTheExpiration() {

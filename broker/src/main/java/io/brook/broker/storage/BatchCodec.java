@@ -51,6 +51,16 @@ public final class BatchCodec {
     return batch.logAppendTime() || r.timestamp() < 0 ? batch.appendTimeMs() : r.timestamp();
   }
 
+  /**
+   * Whether the stored batch whose header is in {@code b[from...]} may hold a record at or after
+   * {@code timestampMs}: a version 2 batch says by its own max timestamp (computed at the append, the
+   * append time under LogAppendTime); a version 1 batch carries only the running max, so maybe.
+   */
+  public static boolean mayReach(byte[] b, int from, long timestampMs) {
+    return BatchFormat.version(b, from) != BatchFormat.VERSION_2
+        || KafkaBatch.longAt(b, from + BatchFormat.V2_PREFIX_SIZE + KafkaBatch.MAX_TIMESTAMP) >= timestampMs;
+  }
+
   public static BatchInfo info(byte[] b, int from, int length) {
     BatchHeader h = header(b, from, length);
     return new BatchInfo(h.baseOffset(), h.recordCount(), h.appendTimeMs(), producer(b, from));

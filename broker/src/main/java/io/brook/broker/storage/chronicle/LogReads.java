@@ -152,15 +152,34 @@ final class LogReads {
       return end;
     }
     // Usually the batch found holds the answer. After retention its running max may count deleted
-    // records only; then read on: the first kept batch reaching the target on its own holds it (at
-    // the latest the batch that raises the running max again).
-    while (r.readInto()) {
+    // records only; then read on, headers only, to the first batch that may reach the target on its
+    // own: only that one is read whole and decoded.
+    r.held = false; // buf is overwritten below
+    while (true) {
+      long at;
+      try (DocumentContext dc = r.tailer.readingDocument()) {
+        if (!dc.isPresent()) {
+          return end;
+        }
+        at = dc.index();
+        Bytes<?> bytes = dc.wire().bytes();
+        int length = (int) bytes.readRemaining();
+        bytes.read(r.buf, 0, Math.min(length, BatchCodec.MAX_HEADER_SIZE));
+        if (BatchCodec.info(r.buf, 0, length).baseOffset() >= end) {
+          return end;
+        }
+        if (!BatchCodec.mayReach(r.buf, 0, timestampMs)) {
+          continue;
+        }
+      }
+      if (!r.tailer.moveToIndex(at) || !r.readInto()) {
+        return end;
+      }
       long found = BatchCodec.firstOffsetAtOrAfter(r.buf, 0, r.length, timestampMs, r.in);
       if (found >= 0) {
         return Math.min(found, end);
       }
     }
-    return end;
   }
 
   /** Visits the headers of the batches from the one holding {@code from} to {@code end}. */

@@ -16,6 +16,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -110,11 +111,17 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
   private void handle(PendingAnswer answer) {
     InboundRequest request = answer.request;
     CompletableFuture<ApiMessage> future;
-    try {
-      future = request.api().handle(new KafkaRequest(request.version(), request.correlationId(),
-          request.clientId(), request.body(), listener.get(), remote, answer.memory));
-    } catch (RuntimeException e) {
-      future = CompletableFuture.failedFuture(e);
+    if (!ctx.channel().isActive()) {
+      // Closed (by the client, or the broker stopping) while this waited its turn: nobody reads the
+      // answer and Kafka clients send again what was not answered, so it is not started.
+      future = CompletableFuture.failedFuture(new ClosedChannelException());
+    } else {
+      try {
+        future = request.api().handle(new KafkaRequest(request.version(), request.correlationId(),
+            request.clientId(), request.body(), listener.get(), remote, answer.memory));
+      } catch (Throwable e) { // an Error too (a codec's native library, a deep batch): the request fails, the loop goes on
+        future = CompletableFuture.failedFuture(e);
+      }
     }
     future.whenComplete((response, failure) -> {
       if (ctx.executor().inEventLoop()) {

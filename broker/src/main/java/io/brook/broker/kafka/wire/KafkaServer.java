@@ -68,7 +68,7 @@ public final class KafkaServer implements AutoCloseable {
             ch.closeFuture().addListener(f -> observer.closed());
             ChannelPipeline p = ch.pipeline();
             if (limits.maxIdleMs() > 0) { // first, so that any traffic (a TLS handshake too) counts
-              p.addLast(new IdleStateHandler(0, 0, limits.maxIdleMs(), TimeUnit.MILLISECONDS));
+              p.addLast(new IdleStateHandler(true, 0, 0, limits.maxIdleMs(), TimeUnit.MILLISECONDS));
             }
             if (ssl != null) {
               p.addLast(ssl.newHandler(ch.alloc()));

@@ -52,7 +52,8 @@ final class SerialExecutor implements Executor {
       Runnable task = tasks.poll(); // given before it was counted, so there is one
       try {
         task.run();
-      } catch (RuntimeException e) { // a task answers its own failures; one that throws must not stop the rest
+      } catch (Throwable e) { // a task answers its own failures; one that throws must not stop the rest (an
+        // Error too: left uncounted, it would stop this connection's tasks for good)
         log.warn("A Kafka request task failed: {}", e.toString());
       }
       if (unfinished.decrementAndGet() == 0) {

@@ -43,6 +43,7 @@ import org.junit.jupiter.api.Timeout;
 class KafkaServerTest {
   /** Holds every request's future until the test completes it; counts what is in flight. */
   static final class HeldApi implements KafkaApi {
+    static final String THROW_ERROR = "m0-error";
     final BlockingQueue<Held> held = new LinkedBlockingQueue<>();
     final AtomicInteger inFlight = new AtomicInteger();
     final AtomicInteger mostInFlight = new AtomicInteger();
@@ -66,6 +67,9 @@ class KafkaServerTest {
 
     @Override
     public CompletableFuture<ApiMessage> handle(KafkaRequest request) {
+      if (((SaslHandshakeRequestData) request.body()).mechanism().equals(THROW_ERROR)) {
+        throw new StackOverflowError("a handler that fails with an Error, not an exception");
+      }
       mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
       CompletableFuture<ApiMessage> f = new CompletableFuture<>();
       held.add(new Held(((SaslHandshakeRequestData) request.body()).mechanism(), f));
@@ -112,11 +116,16 @@ class KafkaServerTest {
   }
 
   private void send(int count) throws IOException {
+    send(count, "");
+  }
+
+  /** {@code count} requests with mechanisms m0, m1, ..., the first one's with {@code suffix}. */
+  private void send(int count, String suffix) throws IOException {
     ByteBuffer all = ByteBuffer.allocate(count * 64);
     for (int i = 0; i < count; i++) {
       RequestHeaderData header = new RequestHeaderData().setRequestApiKey(ApiKeys.SASL_HANDSHAKE.id)
           .setRequestApiVersion((short) 1).setCorrelationId(i).setClientId("t");
-      SaslHandshakeRequestData body = new SaslHandshakeRequestData().setMechanism("m" + i);
+      SaslHandshakeRequestData body = new SaslHandshakeRequestData().setMechanism("m" + i + (i == 0 ? suffix : ""));
       ObjectSerializationCache cache = new ObjectSerializationCache();
       all.putInt(header.size(cache, (short) 1) + body.size(cache, (short) 1));
       header.write(new ByteBufferAccessor(all), cache, (short) 1);
@@ -167,6 +176,18 @@ class KafkaServerTest {
     assertThat(read()).isEqualTo("0:m0");
     assertThat(read()).isEqualTo("2:m2");
     assertThat(read()).isEqualTo("4:m4");
+  }
+
+  /**
+   * A handler that throws an Error (a codec's native library missing, a stack overflow) fails its
+   * request, which closes the connection as any failed handler does; it used to escape the worker's
+   * turn and leave the connection waiting for an answer that never came.
+   */
+  @Test
+  void aHandlerThatThrowsAnErrorClosesTheConnectionInsteadOfHangingIt() throws Exception {
+    start(100);
+    send(3, "-error");
+    org.assertj.core.api.Assertions.assertThatThrownBy(this::read).isInstanceOf(java.io.EOFException.class);
   }
 
   @Test

@@ -19,4 +19,32 @@ public interface AnswerSize {
 
   /** The encoded size of a stored batch of {@code length} bytes passed through as it is. */
   int batchSize(int length);
+
+  /**
+   * For a door whose framing around records is small enough not to count: records by their payload,
+   * batches as they are, within {@code capBytes}.
+   */
+  static AnswerSize unframed(int capBytes) {
+    return new AnswerSize() {
+      @Override
+      public int capBytes() {
+        return capBytes;
+      }
+
+      @Override
+      public int partitionOverhead() {
+        return 0;
+      }
+
+      @Override
+      public int recordSize(LogRecord r) {
+        return r.payloadSize();
+      }
+
+      @Override
+      public int batchSize(int length) {
+        return length;
+      }
+    };
+  }
 }

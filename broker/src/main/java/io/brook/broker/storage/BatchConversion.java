@@ -31,15 +31,10 @@ public final class BatchConversion {
     return Arrays.copyOf(out.array(), written.storedLength());
   }
 
-  /** {@code stored} as a bare Kafka record batch v2 with its assigned offsets, as a Kafka fetch returns it. */
-  public static byte[] toKafka(byte[] stored, BatchReader in) {
-    byte[] v2 = toVersion2(stored, in);
-    return Arrays.copyOfRange(v2, BatchFormat.V2_PREFIX_SIZE, v2.length);
-  }
-
   /**
-   * {@code stored} (a whole stored batch) in version 2, whose Kafka part follows Brook's prefix; the
-   * same array when it is already (checked, as every read is).
+   * {@code stored} (a whole stored batch) in version 2, whose Kafka part follows Brook's prefix (what
+   * a Kafka fetch sends, with its assigned offsets); the same array when it is already (checked, as
+   * every read is).
    */
   public static byte[] toVersion2(byte[] stored, BatchReader in) {
     BatchHeader h = BatchCodec.header(stored, 0, stored.length); // a corrupt prefix fails here

@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -37,27 +36,7 @@ class FetchFormsTest {
   FetchService fetch;
 
   /** Measures batches as they are, with a large cap, as a door without framing would. */
-  static final AnswerSize PLAIN = new AnswerSize() {
-    @Override
-    public int capBytes() {
-      return 1 << 20;
-    }
-
-    @Override
-    public int partitionOverhead() {
-      return 0;
-    }
-
-    @Override
-    public int recordSize(LogRecord r) {
-      return r.payloadSize();
-    }
-
-    @Override
-    public int batchSize(int length) {
-      return length;
-    }
-  };
+  static final AnswerSize PLAIN = AnswerSize.unframed(1 << 20);
 
   @BeforeEach
   void setUp() {
@@ -98,7 +77,7 @@ class FetchFormsTest {
     // Version 2 stored batches, whose Kafka part the Kafka door sends after Brook's prefix.
     assertThat(kafka.batches()).allSatisfy(b -> assertThat(b[0]).isEqualTo(BatchFormat.VERSION_2));
     for (byte[] b : kafka.batches()) {
-      for (Record r : KafkaBatches.records(KafkaBatches.read(Arrays.copyOfRange(b, BatchFormat.V2_PREFIX_SIZE, b.length)))) {
+      for (Record r : KafkaBatches.records(KafkaBatches.readStored(b))) {
         offsets.add(r.offset());
       }
     }

@@ -1,8 +1,10 @@
 package io.brook.broker.storage;
 
+import io.brook.protocol.batch.BatchFormat;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
@@ -74,6 +76,11 @@ public final class KafkaBatches {
     }
     batches.get(0).ensureValid();
     return batches.get(0);
+  }
+
+  /** What kafka-clients reads from the Kafka part of a version 2 stored batch, as a Kafka fetch sends it. */
+  public static MutableRecordBatch readStored(byte[] version2) {
+    return read(Arrays.copyOfRange(version2, BatchFormat.V2_PREFIX_SIZE, version2.length));
   }
 
   public static List<Record> records(MutableRecordBatch batch) {

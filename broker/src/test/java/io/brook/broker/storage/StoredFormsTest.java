@@ -123,7 +123,7 @@ class StoredFormsTest {
     List<Long> offsets = new ArrayList<>();
     List<String> values = new ArrayList<>();
     for (byte[] b : stored) {
-      MutableRecordBatch k = KafkaBatches.read(BatchConversion.toKafka(b, in));
+      MutableRecordBatch k = KafkaBatches.readStored(BatchConversion.toVersion2(b, in));
       assertThat(k.timestampType()).isEqualTo(TimestampType.CREATE_TIME);
       for (Record r : KafkaBatches.records(k)) {
         offsets.add(r.offset());
@@ -132,7 +132,7 @@ class StoredFormsTest {
     }
     assertThat(offsets).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L, 13L);
     assertThat(values).isEqualTo(expected);
-    assertThat(KafkaBatches.read(BatchConversion.toKafka(stored.get(1), in)).producerId()).isEqualTo(5);
+    assertThat(KafkaBatches.readStored(BatchConversion.toVersion2(stored.get(1), in)).producerId()).isEqualTo(5);
 
     // As version 1, for a client that reads only it
     List<String> asV1 = new ArrayList<>();
@@ -162,7 +162,7 @@ class StoredFormsTest {
         true));
     byte[] stored = log.readBatches(0, 10, 1 << 20, true).batches().get(0);
     assertThat(BatchCodec.checksumMatches(stored, 0, stored.length, new CRC32C())).isTrue();
-    MutableRecordBatch b = KafkaBatches.read(BatchConversion.toKafka(stored, in));
+    MutableRecordBatch b = KafkaBatches.readStored(BatchConversion.toVersion2(stored, in));
     assertThat(b.timestampType()).isEqualTo(TimestampType.LOG_APPEND_TIME);
     assertThat(b.maxTimestamp()).isEqualTo(T0 + 9);
     assertThat(b.producerId()).isEqualTo(77);
@@ -184,7 +184,7 @@ class StoredFormsTest {
     KafkaBatch.recomputeCrc(lying, 0, lying.length, new CRC32C());
     log.append(AppendBatch.kafka(kafka(lying, 0, lying.length, 1, T0 + 5, ProducerStamp.NONE), T0, false));
     byte[] stored = log.readBatches(0, 10, 1 << 20, true).batches().get(0);
-    MutableRecordBatch b = KafkaBatches.read(BatchConversion.toKafka(stored, in));
+    MutableRecordBatch b = KafkaBatches.readStored(BatchConversion.toVersion2(stored, in));
     assertThat(b.maxTimestamp()).isEqualTo(T0 + 5);
     assertThat(log.offsetForTimestamp(T0 + 6)).isEqualTo(1); // the time index was not misled
   }

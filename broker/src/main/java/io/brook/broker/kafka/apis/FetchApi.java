@@ -9,7 +9,6 @@ import io.brook.broker.core.PartitionRead;
 import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
-import io.brook.broker.records.LogRecord;
 import io.brook.protocol.batch.BatchFormat;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -45,27 +44,7 @@ public final class FetchApi implements KafkaApi {
   static final int MAX_ANSWER_BYTES = 55 * 1024 * 1024;
 
   /** Kafka answers count batches as they are; the framing around them is small and not counted. */
-  private static final AnswerSize KAFKA_SIZE = new AnswerSize() {
-    @Override
-    public int capBytes() {
-      return MAX_ANSWER_BYTES;
-    }
-
-    @Override
-    public int partitionOverhead() {
-      return 0;
-    }
-
-    @Override
-    public int recordSize(LogRecord r) {
-      return r.payloadSize();
-    }
-
-    @Override
-    public int batchSize(int length) {
-      return length;
-    }
-  };
+  private static final AnswerSize KAFKA_SIZE = AnswerSize.unframed(MAX_ANSWER_BYTES);
 
   private final FetchService fetch;
   private final TopicAdmin topics;

@@ -107,7 +107,7 @@ class Version1DataTest {
       List<Long> offsets = new ArrayList<>();
       List<String> values = new ArrayList<>();
       for (byte[] b : batches) {
-        MutableRecordBatch k = KafkaBatches.read(BatchConversion.toKafka(b, in));
+        MutableRecordBatch k = KafkaBatches.readStored(BatchConversion.toVersion2(b, in));
         for (Record r : KafkaBatches.records(k)) {
           offsets.add(r.offset());
           values.add(KafkaBatches.string(r.value()));

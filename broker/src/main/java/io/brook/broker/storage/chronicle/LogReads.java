@@ -156,13 +156,12 @@ final class LogReads {
     // own: only that one is read whole and decoded.
     r.held = false; // buf is overwritten below
     while (true) {
-      long at;
       try (DocumentContext dc = r.tailer.readingDocument()) {
         if (!dc.isPresent()) {
           return end;
         }
-        at = dc.index();
         Bytes<?> bytes = dc.wire().bytes();
+        long start = bytes.readPosition();
         int length = (int) bytes.readRemaining();
         bytes.read(r.buf, 0, Math.min(length, BatchCodec.MAX_HEADER_SIZE));
         if (BatchCodec.info(r.buf, 0, length).baseOffset() >= end) {
@@ -171,9 +170,8 @@ final class LogReads {
         if (!BatchCodec.mayReach(r.buf, 0, timestampMs)) {
           continue;
         }
-      }
-      if (!r.tailer.moveToIndex(at) || !r.readInto()) {
-        return end;
+        bytes.readPosition(start); // this one may: the whole batch, from the document in hand
+        r.copy(bytes);
       }
       long found = BatchCodec.firstOffsetAtOrAfter(r.buf, 0, r.length, timestampMs, r.in);
       if (found >= 0) {

@@ -49,17 +49,22 @@ final class Reader {
       if (!dc.isPresent()) {
         return -1;
       }
-      held = false; // buf is overwritten below, whether or not the copy completes
       Bytes<?> bytes = dc.wire().bytes();
       long headerPosition = bytes.readPosition() - Wires.SPB_HEADER_SIZE;
-      int documentLength = (int) bytes.readRemaining();
-      if (buf.length < documentLength) {
-        buf = new byte[Math.max(documentLength, buf.length * 2)];
-      }
-      MappedCopy.read(bytes, buf, documentLength);
-      length = documentLength;
+      copy(bytes);
       return headerPosition;
     }
+  }
+
+  /** Copies the rest of the document {@code bytes} (read from its start) into the buffer. */
+  void copy(Bytes<?> bytes) {
+    held = false; // buf is overwritten below, whether or not the copy completes
+    int documentLength = (int) bytes.readRemaining();
+    if (buf.length < documentLength) {
+      buf = new byte[Math.max(documentLength, buf.length * 2)];
+    }
+    MappedCopy.read(bytes, buf, documentLength);
+    length = documentLength;
   }
 
   /** The header of the batch at Chronicle index {@code index}, or null when there is no document there. */

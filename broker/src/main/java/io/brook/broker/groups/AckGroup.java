@@ -68,6 +68,11 @@ public final class AckGroup extends Group {
     return members.values().stream().anyMatch(m -> m.sink() != null) ? GroupState.STABLE : GroupState.EMPTY;
   }
 
+  /** Share groups' state names in Kafka: "Stable" while a member receives, else "Empty". */
+  private String ackKafkaState() {
+    return state() == GroupState.STABLE ? "Stable" : "Empty";
+  }
+
   AckWindows windows() {
     return windows;
   }
@@ -334,7 +339,8 @@ public final class AckGroup extends Group {
           ap.unsettled(), ap.deadLettered(), ap.redeliveries(), ap.deletedUnsettled()));
     }
     parts.sort((a, b) -> a.tp().compareTo(b.tp()));
-    return new GroupView(name, mode(), state(), 0, config.effective(), ms, parts);
+    return new GroupView(name, mode(), GroupProtocol.NONE, "share", "", state(), ackKafkaState(), 0, config.effective(), ms,
+        parts);
   }
 
   @Override

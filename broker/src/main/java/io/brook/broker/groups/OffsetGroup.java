@@ -10,10 +10,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +24,11 @@ import org.slf4j.LoggerFactory;
  * join and heartbeat; a join, a leave or a silent member starts a rebalance; the rebalance completes
  * when every member has rejoined (having given up its partitions) or the rebalance timeout passed,
  * and then the generation grows by one and is journaled, so it survives a restart.
+ *
+ * <p>Kafka-protocol members (classic JoinGroup/SyncGroup, KIP-848 ConsumerGroupHeartbeat) are kept
+ * by a {@link Membership} engine the group hosts instead: one protocol at a time, switched only while
+ * the group has no members. Every protocol commits through the same {@link OffsetCommits}, so a
+ * group's offsets are the same whichever door its consumers use.
  */
 public final class OffsetGroup extends Group {
   private static final Logger log = LoggerFactory.getLogger(OffsetGroup.class);
@@ -35,6 +42,10 @@ public final class OffsetGroup extends Group {
   private long rebalanceDeadlineMs;
   /** The broker is stopping: heartbeats are answered at once, none is held. */
   private boolean membersClosed;
+  /** Kafka-protocol members, when a Kafka client ever joined since the start; null otherwise. */
+  private Membership engine;
+  private GroupProtocol protocol = GroupProtocol.NONE;
+  private final MembershipHost host = new Host();
 
   OffsetGroup(String name, GroupContext ctx, GroupConfig config) {
     super(name, ctx, config);
@@ -48,12 +59,79 @@ public final class OffsetGroup extends Group {
 
   @Override
   public synchronized int memberCount() {
-    return members.size();
+    return members.size() + kafkaMembers();
   }
 
   @Override
   public synchronized GroupState state() {
-    return state;
+    return kafkaMembers() > 0 ? engine.state() : state;
+  }
+
+  /** The protocol its members speak, or last spoke. */
+  public synchronized GroupProtocol protocol() {
+    return protocol;
+  }
+
+  private int kafkaMembers() {
+    return engine == null ? 0 : engine.memberCount();
+  }
+
+  /**
+   * The group's engine for {@code wanted}, made with {@code make} when the group has none or one of
+   * another protocol with no members. Callers use it under the group's monitor.
+   *
+   * @throws BrokerException INCONSISTENT_GROUP_MODE when gRPC members are in the group
+   * @throws MemberFaultException INCONSISTENT_GROUP_PROTOCOL when members of another Kafka protocol are
+   */
+  public synchronized <M extends Membership> M membership(Class<M> type, GroupProtocol wanted,
+      Function<MembershipHost, M> make) {
+    if (!members.isEmpty()) {
+      throw error(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name + "' has " + members.size()
+          + " Brook (gRPC) member(s): a Kafka consumer cannot join it until they leave");
+    }
+    if (engine != null && engine.protocol() != wanted && engine.memberCount() > 0) {
+      throw new MemberFaultException(MemberFault.INCONSISTENT_GROUP_PROTOCOL, "group '" + name + "' has "
+          + engine.memberCount() + " member(s) of the " + engine.protocol().name().toLowerCase()
+          + " protocol: a member of the " + wanted.name().toLowerCase() + " protocol cannot join it until they leave");
+    }
+    if (engine == null || engine.protocol() != wanted) {
+      engine = make.apply(host);
+      protocol = wanted;
+      log.info("Group {}: now served by the {} protocol", name, wanted.name().toLowerCase());
+    }
+    return type.cast(engine);
+  }
+
+  /** The engine of this protocol when the group has it, else null. */
+  public synchronized <M extends Membership> M membershipIfAny(Class<M> type) {
+    return type.isInstance(engine) ? type.cast(engine) : null;
+  }
+
+  /**
+   * Commits as Kafka's OffsetCommit: with no member and generation &lt; 0 from outside a group with
+   * no members (Admin, kafka-consumer-groups --reset-offsets, assign() consumers); else as a member,
+   * validated by the engine.
+   *
+   * @throws MemberFaultException when the caller may not commit now
+   */
+  public synchronized List<CommitOutcome> kafkaCommit(String memberId, String instanceId, int generationOrEpoch,
+      List<CommitRequest> offsets, String caller) {
+    boolean outsider = memberId.isEmpty() && instanceId == null && generationOrEpoch < 0;
+    if (outsider) {
+      if (memberCount() > 0) {
+        throw new MemberFaultException(MemberFault.UNKNOWN_MEMBER_ID, "group '" + name + "' has " + memberCount()
+            + " member(s): only a member (member id and generation) can commit now");
+      }
+    } else if (kafkaMembers() > 0 || (engine != null && members.isEmpty())) {
+      engine.checkCommit(memberId, instanceId, generationOrEpoch, caller);
+    } else if (!members.isEmpty()) {
+      throw error(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name + "' has Brook (gRPC) members: "
+          + "a Kafka consumer cannot commit as a member of it");
+    } else {
+      throw new MemberFaultException(MemberFault.UNKNOWN_MEMBER_ID, "member '" + memberId + "' is not in group '"
+          + name + "' (it has no members: the broker restarted, or the member timed out): join again");
+    }
+    return commits.commit(offsets);
   }
 
   public synchronized int generation() {
@@ -62,6 +140,11 @@ public final class OffsetGroup extends Group {
 
   /** Joins or rejoins; the future completes when the rebalance does. */
   public synchronized CompletableFuture<JoinResult> join(JoinRequest request) {
+    if (kafkaMembers() > 0) {
+      throw error(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name + "' has " + kafkaMembers() + " Kafka ("
+          + engine.protocol().name().toLowerCase() + " protocol) member(s): a gRPC member cannot join it until they leave");
+    }
+    protocol = GroupProtocol.BROOK;
     long now = ctx.clock().millis();
     OffsetMember m;
     if (request.memberId().isEmpty()) {
@@ -167,8 +250,8 @@ public final class OffsetGroup extends Group {
   public synchronized List<CommitOutcome> commit(String memberId, int memberGeneration, List<CommitRequest> offsets,
       String caller) {
     if (memberId.isEmpty() && memberGeneration == 0) {
-      if (!members.isEmpty()) {
-        throw error(BrokerError.GROUP_NOT_EMPTY, "group '" + name + "' has " + members.size()
+      if (memberCount() > 0) {
+        throw error(BrokerError.GROUP_NOT_EMPTY, "group '" + name + "' has " + memberCount()
             + " members: only a member (member_id and generation) can commit now");
       }
     } else {
@@ -192,14 +275,17 @@ public final class OffsetGroup extends Group {
   }
 
   synchronized void requireEmpty(String action) {
-    if (!members.isEmpty()) {
+    if (memberCount() > 0) {
       throw error(BrokerError.GROUP_NOT_EMPTY, "cannot " + action + " group '" + name + "' while it has "
-          + members.size() + " member(s): stop its consumers first (or wait for their session timeout)");
+          + memberCount() + " member(s): stop its consumers first (or wait for their session timeout)");
     }
   }
 
   @Override
   synchronized void tick(long now) {
+    if (engine != null) {
+      engine.tick(now);
+    }
     List<String> expired = new ArrayList<>();
     for (OffsetMember m : members.values()) {
       if (m.heldHeartbeat != null && now >= m.heldUntilMs) {
@@ -319,6 +405,11 @@ public final class OffsetGroup extends Group {
     for (OffsetMember m : members.values()) {
       ms.add(new GroupView.Member(m.id, m.clientId, m.address, m.assignment, m.lastHeartbeatMs, 0, true));
     }
+    boolean kafka = kafkaMembers() > 0 || (engine != null && members.isEmpty());
+    Map<TopicPartition, String> owners = kafka ? engine.owners() : this.owners;
+    if (kafka) {
+      ms.addAll(engine.members());
+    }
     Map<TopicPartition, GroupView.PartitionView> parts = new TreeMap<>();
     Map<TopicPartition, CommittedOffset> committed = committed();
     TreeSet<TopicPartition> all = new TreeSet<>(committed.keySet());
@@ -337,13 +428,20 @@ public final class OffsetGroup extends Group {
       parts.put(tp, new GroupView.PartitionView(tp, co == null ? -1 : co.offset(), start, end,
           owners.getOrDefault(tp, ""), 0, 0, 0, 0));
     }
-    return new GroupView(name, mode(), state, generation, Map.of(), ms, List.copyOf(parts.values()));
+    String kafkaState = kafka ? engine.kafkaState() : switch (state) {
+      case EMPTY -> "Empty";
+      case REBALANCING -> "PreparingRebalance";
+      case STABLE -> "Stable";
+    };
+    return new GroupView(name, mode(), protocol, kafka ? engine.protocolType() : "",
+        kafka ? engine.protocolName() : "", state(), kafkaState, generation, Map.of(), ms, List.copyOf(parts.values()));
   }
 
   @Override
   protected void replay(JournalEvent event) {
     if (event instanceof JournalEvent.Generation g) {
       generation = g.generation();
+      protocol = GroupProtocol.BROOK; // until the journal records the protocol itself
     } else {
       commits.replay(event);
     }
@@ -363,6 +461,9 @@ public final class OffsetGroup extends Group {
   @Override
   synchronized void topicDeleted(Topic topic) {
     commits.forget(forgetTopic(topic));
+    if (engine != null) {
+      engine.topicsChanged(ctx.clock().millis());
+    }
     if (members.values().stream().anyMatch(m -> m.topics.contains(topic.name()))) {
       startRebalance(ctx.clock().millis(), "topic " + topic.name() + " was deleted");
     }
@@ -371,11 +472,89 @@ public final class OffsetGroup extends Group {
   @Override
   synchronized void closeMembers(String why) {
     membersClosed = true;
+    if (engine != null) {
+      engine.close(why);
+    }
     for (OffsetMember m : members.values()) {
       if (m.pendingJoin != null) {
         m.pendingJoin.completeExceptionally(new BrokerException(BrokerError.UNKNOWN_MEMBER_ID, why));
       }
       m.answerHeldHeartbeat(false); // the shutdown need not wait for it; the next heartbeat finds the broker gone
+    }
+  }
+
+  /** What the Kafka engines see of the group; called under its monitor (the engines' own calls are). */
+  private final class Host implements MembershipHost {
+    @Override
+    public String groupName() {
+      return name;
+    }
+
+    @Override
+    public long nowMs() {
+      return ctx.clock().millis();
+    }
+
+    @Override
+    public long minSessionTimeoutMs() {
+      return ctx.minSessionTimeoutMs();
+    }
+
+    @Override
+    public long maxSessionTimeoutMs() {
+      return ctx.maxSessionTimeoutMs();
+    }
+
+    @Override
+    public int generation() {
+      return generation;
+    }
+
+    @Override
+    public boolean journalGeneration(int next) {
+      if (!ctx.disk().metadataAllowed()) {
+        return false;
+      }
+      write(List.of(new JournalEvent.Generation(next)));
+      generation = next;
+      return true;
+    }
+
+    @Override
+    public Map<String, Integer> partitionCounts(java.util.Collection<String> topics) {
+      Map<String, Integer> counts = new TreeMap<>();
+      for (String t : topics) {
+        try {
+          counts.put(t, ctx.topics().get(t).partitionCount());
+        } catch (BrokerException e) {
+          // Not created yet: no partitions to assign.
+        }
+      }
+      return counts;
+    }
+
+    @Override
+    public Optional<UUID> topicId(String topic) {
+      try {
+        return Optional.of(ctx.topics().get(topic).id());
+      } catch (BrokerException e) {
+        return Optional.empty();
+      }
+    }
+
+    @Override
+    public Optional<String> topicName(UUID id) {
+      return ctx.topics().list().stream().filter(t -> t.id().equals(id)).map(Topic::name).findFirst();
+    }
+
+    @Override
+    public List<String> topicNames() {
+      return ctx.topics().list().stream().map(Topic::name).toList();
+    }
+
+    @Override
+    public void membershipEmptied() {
+      log.info("Group {}: its last member left", name);
     }
   }
 

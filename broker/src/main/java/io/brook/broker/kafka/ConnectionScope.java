@@ -1,5 +1,6 @@
 package io.brook.broker.kafka;
 
+import io.brook.broker.kafka.access.KafkaCaller;
 import io.brook.broker.outbound.OutboundMemory;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,6 +17,7 @@ public final class ConnectionScope {
   private final Executor executor;
   private final Set<Runnable> onClose = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
+  private volatile KafkaCaller caller = KafkaCaller.OPEN;
 
   /**
    * @param memory the connection's account; {@link #close()} closes it
@@ -29,6 +31,16 @@ public final class ConnectionScope {
   /** A scope of its own (a handler called without a listener, as in tests): no memory bound, work runs at once. */
   public static ConnectionScope standalone() {
     return new ConnectionScope(new OutboundMemory(Long.MAX_VALUE, Long.MAX_VALUE).open(), Runnable::run);
+  }
+
+  /** Who the connection authenticated as; {@link KafkaCaller#OPEN} with auth off. */
+  public KafkaCaller caller() {
+    return caller;
+  }
+
+  /** The connection authenticated (SASL, or a client certificate): its later requests act as {@code who}. */
+  public void authenticated(KafkaCaller who) {
+    this.caller = who;
   }
 
   public OutboundMemory.Account memory() {

@@ -23,6 +23,11 @@ public record KafkaRequest(short apiVersion, int correlationId, String clientId,
     this(apiVersion, correlationId, clientId, body, listener, remote, new AnswerMemory(ConnectionScope.standalone()));
   }
 
+  /** Who sent it, and what it may do. */
+  public io.brook.broker.kafka.access.KafkaCaller caller() {
+    return connection().caller();
+  }
+
   /** The connection the request came on. */
   public ConnectionScope connection() {
     return memory.connection();

@@ -169,8 +169,8 @@ public final class BrokerKeys {
   // Kafka wire protocol (issue 25, D44): a second front door beside gRPC.
   public static final ConfigKey<Optional<InetSocketAddress>> KAFKA_LISTEN = new ConfigKey<>("kafka.listen",
       "localhost:9092", Parsers::optionalHostPort, "host:port the Kafka protocol listener binds (port 0: any free "
-      + "port; empty: no Kafka listener). With auth.enabled it stays off (no SASL yet), and setting it then refuses "
-      + "the start.", false);
+      + "port; empty: no Kafka listener). With auth.enabled its clients authenticate with SASL (PLAIN, "
+      + "SCRAM-SHA-256/512), a client certificate or as anonymous, as on gRPC.", false);
   public static final ConfigKey<Optional<InetSocketAddress>> KAFKA_ADVERTISED = new ConfigKey<>("kafka.advertised",
       "", Parsers::advertisedHostPort, "host:port Kafka clients are told to connect to (Metadata, DescribeCluster); "
       + "empty: the address kafka.listen bound, with the real port when it asked for port 0. A wildcard host "

@@ -43,9 +43,6 @@ public final class CrossKeyRules {
           + "drain a full disk (D19)", CrossKeyRules::diskHeadroomBelowThreshold),
       new Rule("`grpc.listen` and `http.listen` not the same port on the same host (or a wildcard host such as "
           + "0.0.0.0): else the second server cannot bind", CrossKeyRules::listenAddressesDiffer),
-      new Rule("`kafka.listen` not set with `auth.enabled`: the Kafka listener has no SASL yet, so it would be a "
-          + "door without authentication (left at its default, the listener stays off under auth.enabled)",
-          CrossKeyRules::kafkaWithoutAuth),
       new Rule("`kafka.advertised` set when `kafka.listen` binds a wildcard host (0.0.0.0, ::): else clients are "
           + "told an address they cannot connect to", CrossKeyRules::kafkaAdvertisedReachable));
 
@@ -78,16 +75,6 @@ public final class CrossKeyRules {
     }
     return named(c, BrokerKeys.GRPC_LISTEN) + " and " + named(c, BrokerKeys.HTTP_LISTEN)
         + " are the same address: the HTTP server could not bind it; give one of them another port (or 0)";
-  }
-
-  private static String kafkaWithoutAuth(BrokerConfig c) {
-    if (!c.get(BrokerKeys.AUTH_ENABLED) || c.get(BrokerKeys.KAFKA_LISTEN).isEmpty()
-        || "default".equals(c.source(BrokerKeys.KAFKA_LISTEN))) {
-      return null;
-    }
-    return named(c, BrokerKeys.KAFKA_LISTEN) + " is set with " + named(c, BrokerKeys.AUTH_ENABLED)
-        + ": the Kafka listener has no SASL yet, so Kafka clients would bypass authentication; remove "
-        + "kafka.listen (or set it empty) to run with auth and no Kafka listener";
   }
 
   private static String kafkaAdvertisedReachable(BrokerConfig c) {

@@ -1,6 +1,8 @@
 package io.brook.broker.kafka;
 
 import io.brook.broker.kafka.access.KafkaCaller;
+import io.brook.broker.kafka.access.KafkaCallers;
+import io.brook.broker.kafka.sasl.SaslSession;
 import io.brook.broker.outbound.OutboundMemory;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,15 +19,25 @@ public final class ConnectionScope {
   private final Executor executor;
   private final Set<Runnable> onClose = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
-  private volatile KafkaCaller caller = KafkaCaller.OPEN;
+  /** Null until the connection authenticates (auth on). */
+  private volatile KafkaCaller caller;
+  private final SaslSession sasl = new SaslSession();
 
   /**
+   * A connection with auth off: everything allowed ({@link KafkaCaller#OPEN}).
+   *
    * @param memory the connection's account; {@link #close()} closes it
    * @param executor runs the connection's tasks one at a time, in the order given
    */
   public ConnectionScope(OutboundMemory.Account memory, Executor executor) {
+    this(memory, executor, false);
+  }
+
+  /** @param mustAuthenticate auth is on: the connection is nobody until {@link #authenticated(KafkaCaller)} */
+  public ConnectionScope(OutboundMemory.Account memory, Executor executor, boolean mustAuthenticate) {
     this.memory = memory;
     this.executor = executor;
+    this.caller = mustAuthenticate ? null : KafkaCaller.OPEN;
   }
 
   /** A scope of its own (a handler called without a listener, as in tests): no memory bound, work runs at once. */
@@ -33,9 +45,20 @@ public final class ConnectionScope {
     return new ConnectionScope(new OutboundMemory(Long.MAX_VALUE, Long.MAX_VALUE).open(), Runnable::run);
   }
 
-  /** Who the connection authenticated as; {@link KafkaCaller#OPEN} with auth off. */
+  /** Who the connection authenticated as; {@link KafkaCaller#OPEN} with auth off; allowed nothing before. */
   public KafkaCaller caller() {
-    return caller;
+    KafkaCaller c = caller;
+    return c == null ? KafkaCallers.nobody() : c;
+  }
+
+  /** Whether it authenticated (always, with auth off). */
+  public boolean isAuthenticated() {
+    return caller != null;
+  }
+
+  /** Its SASL exchange. */
+  public SaslSession sasl() {
+    return sasl;
   }
 
   /** The connection authenticated (SASL, or a client certificate): its later requests act as {@code who}. */

@@ -11,15 +11,8 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
-import java.security.cert.Certificate;
-import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import javax.naming.InvalidNameException;
-import javax.naming.ldap.LdapName;
-import javax.naming.ldap.Rdn;
-import javax.net.ssl.SSLPeerUnverifiedException;
-import javax.net.ssl.SSLSession;
 
 /**
  * Authentication when a call starts (bearer token, else client certificate CN, else anonymous when
@@ -96,25 +89,7 @@ public final class AuthInterceptor implements ServerInterceptor {
 
   /** The subject CN of a verified client certificate, or null. */
   private static String certificateName(ServerCall<?, ?> call) {
-    SSLSession session = call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
-    if (session == null) {
-      return null;
-    }
-    try {
-      Certificate[] chain = session.getPeerCertificates();
-      if (chain.length == 0 || !(chain[0] instanceof X509Certificate cert)) {
-        return null;
-      }
-      String cn = null;
-      for (Rdn rdn : new LdapName(cert.getSubjectX500Principal().getName()).getRdns()) {
-        if (rdn.getType().equalsIgnoreCase("CN")) {
-          cn = String.valueOf(rdn.getValue()); // the last CN is the most specific
-        }
-      }
-      return cn == null || cn.isEmpty() ? null : cn;
-    } catch (SSLPeerUnverifiedException | InvalidNameException e) {
-      return null; // no (usable) certificate: a token or anonymous may still do
-    }
+    return ClientCertificates.commonName(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
   }
 
   /**

@@ -15,11 +15,14 @@ import java.util.Optional;
 public final class BrokerSecurity {
   private final Optional<ServerTls> tls;
   private final Optional<AuthInterceptor> auth;
+  private final Optional<KafkaAuthenticator> kafka;
   private final String summary;
 
-  private BrokerSecurity(Optional<ServerTls> tls, Optional<AuthInterceptor> auth, String summary) {
+  private BrokerSecurity(Optional<ServerTls> tls, Optional<AuthInterceptor> auth, Optional<KafkaAuthenticator> kafka,
+      String summary) {
     this.tls = tls;
     this.auth = auth;
+    this.kafka = kafka;
     this.summary = summary;
   }
 
@@ -27,7 +30,7 @@ public final class BrokerSecurity {
     Optional<ServerTls> tls = ServerTls.of(config);
     String tlsText = ServerTls.describe(tls);
     if (!config.get(BrokerKeys.AUTH_ENABLED)) {
-      return new BrokerSecurity(tls, Optional.empty(), tlsText + "; auth off (anyone may do anything)");
+      return new BrokerSecurity(tls, Optional.empty(), Optional.empty(), tlsText + "; auth off (anyone may do anything)");
     }
     Tokens tokens = Tokens.load(config.get(BrokerKeys.AUTH_TOKENS_FILE), config.get(BrokerKeys.AUTH_TOKENS));
     List<AccessRule> rules = PermissionsFile.load(config.get(BrokerKeys.AUTH_PERMISSIONS_FILE));
@@ -42,7 +45,7 @@ public final class BrokerSecurity {
         + ", " + rules.size() + " permission rules"
         + (tls.isEmpty() && !tokens.isEmpty() ? " (tokens travel in plaintext: use TLS beyond loopback)" : "");
     return new BrokerSecurity(tls, Optional.of(new AuthInterceptor(tokens, rules, certificates, anonymous)),
-        summary);
+        Optional.of(new KafkaAuthenticator(tokens, rules, certificates, anonymous)), summary);
   }
 
   public Optional<ServerTls> tls() {
@@ -52,6 +55,11 @@ public final class BrokerSecurity {
   /** The interceptor of the brook.v1 services and reflection, or empty when auth is off. */
   public Optional<ServerInterceptor> interceptor() {
     return auth.map(a -> a);
+  }
+
+  /** How the Kafka listener authenticates and authorizes (the same principals and rules), or empty when auth is off. */
+  public Optional<KafkaAuthenticator> kafka() {
+    return kafka;
   }
 
   /**

@@ -63,7 +63,7 @@ final class BrokerContext {
   final Path dataDir;
   final InetSocketAddress grpcListen;
   final InetSocketAddress httpListen;
-  /** Where the Kafka listener binds; empty when it is off (kafka.listen empty, or auth.enabled: no SASL yet). */
+  /** Where the Kafka listener binds; empty when it is off (kafka.listen empty). */
   final Optional<InetSocketAddress> kafkaListen;
   /** kafka.listen was left at its default (localhost:9092), not set by the operator. */
   final boolean kafkaListenDefault;
@@ -135,7 +135,7 @@ final class BrokerContext {
     dataDir = config.get(BrokerKeys.DATA_DIR);
     grpcListen = config.get(BrokerKeys.GRPC_LISTEN);
     httpListen = config.get(BrokerKeys.HTTP_LISTEN);
-    kafkaListen = kafkaListen(config);
+    kafkaListen = config.get(BrokerKeys.KAFKA_LISTEN);
     kafkaListenDefault = "default".equals(config.source(BrokerKeys.KAFKA_LISTEN));
     kafkaAdvertised = config.get(BrokerKeys.KAFKA_ADVERTISED);
     kafkaMaxInflight = config.get(BrokerKeys.KAFKA_CONNECTION_MAX_INFLIGHT);
@@ -181,20 +181,6 @@ final class BrokerContext {
     brokerSettings = BrokerSettings.of(config);
     groupService = new GroupService(groups, minSessionTimeoutMs, maxSessionTimeoutMs);
     ackService = new AckService(groups);
-  }
-
-  /**
-   * kafka.listen, unless auth is on: the Kafka listener has no SASL yet, so it would let clients past
-   * the authentication gRPC asks for (an explicit kafka.listen with auth was refused by CrossKeyRules).
-   */
-  private static Optional<InetSocketAddress> kafkaListen(BrokerConfig config) {
-    Optional<InetSocketAddress> listen = config.get(BrokerKeys.KAFKA_LISTEN);
-    if (listen.isPresent() && config.get(BrokerKeys.AUTH_ENABLED)) {
-      log.info("Kafka listener off: auth.enabled is set and the Kafka listener has no SASL yet, so it would let "
-          + "clients past authentication");
-      return Optional.empty();
-    }
-    return listen;
   }
 
   /** The disk guard's writers: partitions appended to lately plus every group's journal (D19). */

@@ -4,6 +4,7 @@ import io.brook.broker.http.HttpTls;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
+import io.brook.broker.kafka.access.AuthenticationGate;
 import io.brook.broker.kafka.apis.CreatePartitionsApi;
 import io.brook.broker.kafka.apis.CreateTopicsApi;
 import io.brook.broker.kafka.apis.DeleteTopicsApi;
@@ -15,8 +16,11 @@ import io.brook.broker.kafka.apis.InitProducerIdApi;
 import io.brook.broker.kafka.apis.ListOffsetsApi;
 import io.brook.broker.kafka.apis.MetadataApi;
 import io.brook.broker.kafka.apis.ProduceApi;
+import io.brook.broker.kafka.sasl.SaslAuthenticateApi;
+import io.brook.broker.kafka.sasl.SaslHandshakeApi;
 import io.brook.broker.kafka.wire.ConnectionLimits;
 import io.brook.broker.kafka.wire.KafkaServer;
+import io.brook.broker.security.KafkaAuthenticator;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -26,7 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Kafka protocol listener on the context's components (D44), or nothing when kafka.listen is
- * empty or auth is on. Started once storage is recovered, so its first Metadata answer sees every
+ * empty. With auth on, clients authenticate by SASL, a client certificate or as anonymous, and each
+ * handler checks the same permissions as gRPC (D57). Started once storage is recovered, so its first Metadata answer sees every
  * topic; closed first when the broker stops.
  */
 final class KafkaEndpoint implements AutoCloseable {
@@ -48,6 +53,8 @@ final class KafkaEndpoint implements AutoCloseable {
    */
   private static List<KafkaApi> apis(BrokerContext ctx) {
     return List.of(
+        new SaslHandshakeApi(ctx.security.kafka()),
+        new SaslAuthenticateApi(ctx.security.kafka()),
         new MetadataApi(ctx.topicAdmin, ctx.autoCreateTopics),
         new DescribeClusterApi(),
         new CreateTopicsApi(ctx.topicAdmin),
@@ -74,7 +81,8 @@ final class KafkaEndpoint implements AutoCloseable {
             InetSocketAddress advertised = ctx.kafkaAdvertised.orElse(bound);
             info = new KafkaListenerInfo(NODE_ID, advertised.getHostString(), advertised.getPort(), clusterId, tls);
             return info;
-          }, ctx.metrics.kafka(), ctx.outbound, ctx.grpcExecutor);
+          }, ctx.metrics.kafka(), ctx.outbound, ctx.grpcExecutor,
+          ctx.security.kafka().map(AuthenticationGate::new).orElse(null));
     } catch (BindException e) {
       if (!ctx.kafkaListenDefault) {
         throw e;
@@ -85,9 +93,10 @@ final class KafkaEndpoint implements AutoCloseable {
           e.getMessage());
       return;
     }
-    log.info("Kafka on {}:{} ({}), advertised as {}:{}, cluster id {}", ctx.kafkaListen.get().getHostString(),
-        server.address().getPort(), tls ? "TLS" : "plaintext", info.advertisedHost(), info.advertisedPort(),
-        clusterId);
+    log.info("Kafka on {}:{} ({}{}), advertised as {}:{}, cluster id {}", ctx.kafkaListen.get().getHostString(),
+        server.address().getPort(), tls ? "TLS" : "plaintext", ctx.security.kafka().isPresent()
+            ? ", SASL " + String.join("/", KafkaAuthenticator.MECHANISMS) : "", info.advertisedHost(),
+        info.advertisedPort(), clusterId);
   }
 
   /** "Kafka on host:port" for the ready line, or "Kafka off". */

@@ -54,12 +54,9 @@ class KafkaKeysTest {
   }
 
   @Test
-  void anExplicitListenerWithAuthIsRefusedAndTheDefaultOrAnEmptyOneIsNot() {
-    assertThatThrownBy(() -> CrossKeyRules.check(BrokerConfig.resolve(null, Map.of("BROOK_KAFKA_LISTEN",
-        "127.0.0.1:9093"), Map.of("auth.enabled", "true"))))
-        .isInstanceOf(ConfigException.class)
-        .hasMessageStartingWith("kafka.listen=127.0.0.1:9093 (from env BROOK_KAFKA_LISTEN) is set with "
-            + "auth.enabled=true (from flag): the Kafka listener has no SASL yet");
+  void anExplicitListenerWithAuthIsAcceptedNowThatItHasSasl() {
+    assertThatCode(() -> CrossKeyRules.check(BrokerConfig.resolve(null, Map.of("BROOK_KAFKA_LISTEN",
+        "127.0.0.1:9093"), Map.of("auth.enabled", "true")))).doesNotThrowAnyException();
     assertThatCode(() -> CrossKeyRules.check(flags(Map.of("auth.enabled", "true")))).doesNotThrowAnyException();
     assertThatCode(() -> CrossKeyRules.check(flags(Map.of("auth.enabled", "true", "kafka.listen", ""))))
         .doesNotThrowAnyException();

@@ -89,11 +89,8 @@ public final class BrokerProcess implements AutoCloseable {
     command.addAll(jvmOptions);
     command.addAll(List.of("-jar", jar().toString(), "broker", "--data-dir", dataDir.toString(),
         "--grpc-listen", "127.0.0.1:" + port, "--http-listen", "127.0.0.1:0"));
-    // The Kafka listener on a free port too, not localhost:9092; under auth it stays off by default
-    // (no SASL yet), and setting it would refuse the start. Later args override this one.
-    if (!args.contains("auth.enabled=true")) {
-      command.addAll(List.of("--set", "kafka.listen=127.0.0.1:0"));
-    }
+    // The Kafka listener on a free port too, not localhost:9092. Later args override this one.
+    command.addAll(List.of("--set", "kafka.listen=127.0.0.1:0"));
     command.addAll(args);
     return command;
   }

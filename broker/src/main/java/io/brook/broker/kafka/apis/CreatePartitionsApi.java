@@ -4,6 +4,7 @@ import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.kafka.access.KafkaCaller;
 import io.brook.broker.kafka.apis.KafkaErrors.Failure;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -53,14 +54,17 @@ public final class CreatePartitionsApi implements KafkaApi {
         results.add(failed(t.name(), new Failure(Errors.INVALID_REQUEST, "topic " + t.name()
             + " is named more than once")));
       } else {
-        results.add(grow(t, body.validateOnly()));
+        results.add(grow(t, body.validateOnly(), request.caller()));
       }
     }
     return CompletableFuture.completedFuture(new CreatePartitionsResponseData().setThrottleTimeMs(0)
         .setResults(results));
   }
 
-  private CreatePartitionsTopicResult grow(CreatePartitionsTopic t, boolean validateOnly) {
+  private CreatePartitionsTopicResult grow(CreatePartitionsTopic t, boolean validateOnly, KafkaCaller caller) {
+    if (!caller.adminTopic(t.name())) {
+      return failed(t.name(), Unauthorized.topic(caller, "admin", t.name()));
+    }
     try {
       TopicAdmin.checkName(t.name());
     } catch (BrokerException e) {

@@ -5,6 +5,7 @@ import io.brook.broker.core.TopicInfo;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.kafka.access.KafkaCaller;
 import io.brook.broker.kafka.apis.KafkaErrors.Failure;
 import io.brook.broker.topics.TopicManager;
 import java.util.ArrayList;
@@ -64,13 +65,16 @@ public final class CreateTopicsApi implements KafkaApi {
       }
       CreatableTopicResult result = asked.get(t.name()) > 1
           ? failed(t.name(), new Failure(Errors.INVALID_REQUEST, "topic " + t.name() + " is named more than once"))
-          : create(t, body.validateOnly());
+          : create(t, body.validateOnly(), request.caller());
       results.add(result);
     }
     return CompletableFuture.completedFuture(new CreateTopicsResponseData().setThrottleTimeMs(0).setTopics(results));
   }
 
-  private CreatableTopicResult create(CreatableTopic t, boolean validateOnly) {
+  private CreatableTopicResult create(CreatableTopic t, boolean validateOnly, KafkaCaller caller) {
+    if (!caller.adminTopic(t.name())) {
+      return failed(t.name(), Unauthorized.topic(caller, "admin", t.name()));
+    }
     try {
       TopicAdmin.checkName(t.name());
     } catch (BrokerException e) {

@@ -5,6 +5,7 @@ import io.brook.broker.core.TopicInfo;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.kafka.access.KafkaCaller;
 import io.brook.broker.kafka.apis.KafkaErrors.Failure;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,13 +54,13 @@ public final class DeleteTopicsApi implements KafkaApi {
     }
     DeletableTopicResultCollection results = new DeletableTopicResultCollection();
     for (DeleteTopicState t : asked) {
-      results.add(delete(t));
+      results.add(delete(t, request.caller()));
     }
     return CompletableFuture.completedFuture(new DeleteTopicsResponseData().setThrottleTimeMs(0)
         .setResponses(results));
   }
 
-  private DeletableTopicResult delete(DeleteTopicState t) {
+  private DeletableTopicResult delete(DeleteTopicState t, KafkaCaller caller) {
     boolean byId = !Uuid.ZERO_UUID.equals(t.topicId());
     if (byId && t.name() != null) {
       return failed(t.name(), t.topicId(), new Failure(Errors.INVALID_REQUEST,
@@ -72,6 +73,9 @@ public final class DeleteTopicsApi implements KafkaApi {
         return failed(null, t.topicId(), new Failure(Errors.UNKNOWN_TOPIC_ID, "no topic has id " + t.topicId()));
       }
       name = found.name();
+    }
+    if (!caller.adminTopic(name)) { // by name whether it exists or not
+      return failed(byId ? null : name, t.topicId(), Unauthorized.topic(caller, "admin", name));
     }
     try {
       Uuid id = TopicIds.toKafka(admin.describe(name).id());

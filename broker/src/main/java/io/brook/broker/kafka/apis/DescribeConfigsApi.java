@@ -5,6 +5,7 @@ import io.brook.broker.core.TopicInfo;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.kafka.access.KafkaCaller;
 import io.brook.broker.kafka.apis.KafkaErrors.Failure;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +59,7 @@ public final class DescribeConfigsApi implements KafkaApi {
       DescribeConfigsResult result = new DescribeConfigsResult().setResourceType(r.resourceType())
           .setResourceName(r.resourceName());
       try {
-        List<DescribeConfigsResourceResult> configs = configs(r);
+        List<DescribeConfigsResourceResult> configs = configs(r, request.caller());
         if (r.configurationKeys() != null) {
           configs.removeIf(c -> !r.configurationKeys().contains(c.name()));
         }
@@ -74,10 +75,14 @@ public final class DescribeConfigsApi implements KafkaApi {
         .setResults(results));
   }
 
-  private List<DescribeConfigsResourceResult> configs(DescribeConfigsResource r) {
+  /** A topic's configs need any permission on it, as gRPC's DescribeTopic; the broker's, only authentication. */
+  private List<DescribeConfigsResourceResult> configs(DescribeConfigsResource r, KafkaCaller caller) {
     ConfigResource.Type type = ConfigResource.Type.forId(r.resourceType());
     List<DescribeConfigsResourceResult> out = new ArrayList<>();
     if (type == ConfigResource.Type.TOPIC) {
+      if (!caller.anyOnTopic(r.resourceName())) {
+        throw new Refused(Unauthorized.topic(caller, "any permission", r.resourceName()));
+      }
       TopicInfo t = admin.describe(r.resourceName());
       for (KafkaTopicConfigs.Entry e : KafkaTopicConfigs.describe(t)) {
         out.add(entry(e.name(), e.value(), e.readOnly(), e.source(), e.type(), false));

@@ -9,6 +9,7 @@ import io.brook.broker.core.PartitionRead;
 import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.kafka.access.KafkaCaller;
 import io.brook.protocol.batch.BatchFormat;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -72,7 +73,7 @@ public final class FetchApi implements KafkaApi {
   @Override
   public CompletableFuture<ApiMessage> handle(KafkaRequest request) {
     FetchRequestData data = (FetchRequestData) request.body();
-    List<Wanted> wanted = wanted(data, request.apiVersion());
+    List<Wanted> wanted = wanted(data, request.apiVersion(), request.caller());
     // min_bytes above 1 is answered as 1: the first record that comes ends the wait (clients default to 1).
     return new KafkaFetch(fetch, query(data, wanted), KAFKA_SIZE, data.minBytes() > 0,
         reads -> answer(wanted, reads), request.memory()).start();
@@ -82,15 +83,21 @@ public final class FetchApi implements KafkaApi {
    * One partition asked for, in request order.
    *
    * @param topic the topic's name, or null when no topic has the id asked for
+   * @param allowed whether the caller may consume the topic (else nothing of it is read)
    */
-  private record Wanted(String topic, Uuid topicId, String requestedName, FetchPartition partition) {}
+  private record Wanted(String topic, Uuid topicId, String requestedName, FetchPartition partition, boolean allowed) {
+    boolean read() {
+      return topic != null && allowed;
+    }
+  }
 
-  private List<Wanted> wanted(FetchRequestData data, short version) {
+  private List<Wanted> wanted(FetchRequestData data, short version, KafkaCaller caller) {
     List<Wanted> out = new ArrayList<>();
     for (FetchTopic t : data.topics()) {
       String name = version >= 13 ? topics.nameOf(TopicIds.toBrook(t.topicId())) : t.topic();
+      boolean allowed = name != null && caller.consume(name);
       for (FetchPartition p : t.partitions()) {
-        out.add(new Wanted(name, t.topicId(), t.topic(), p));
+        out.add(new Wanted(name, t.topicId(), t.topic(), p, allowed));
       }
     }
     return out;
@@ -99,7 +106,7 @@ public final class FetchApi implements KafkaApi {
   private static FetchQuery query(FetchRequestData data, List<Wanted> wanted) {
     List<FetchPosition> positions = new ArrayList<>();
     for (Wanted w : wanted) {
-      if (w.topic != null) {
+      if (w.read()) {
         positions.add(new FetchPosition(w.topic, w.partition.partition(), w.partition.fetchOffset(),
             Math.max(0, w.partition.partitionMaxBytes())));
       }
@@ -122,6 +129,11 @@ public final class FetchApi implements KafkaApi {
       current.partitions().add(part);
       if (w.topic == null) {
         part.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()).setHighWatermark(-1).setLastStableOffset(-1)
+            .setLogStartOffset(-1);
+        continue;
+      }
+      if (!w.allowed) {
+        part.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setHighWatermark(-1).setLastStableOffset(-1)
             .setLogStartOffset(-1);
         continue;
       }

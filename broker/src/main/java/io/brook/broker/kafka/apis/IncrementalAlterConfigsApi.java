@@ -4,6 +4,7 @@ import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.kafka.access.KafkaCaller;
 import io.brook.broker.kafka.apis.KafkaErrors.Failure;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -56,7 +57,7 @@ public final class IncrementalAlterConfigsApi implements KafkaApi {
     for (AlterConfigsResource r : body.resources()) {
       AlterConfigsResourceResponse response = new AlterConfigsResourceResponse().setResourceType(r.resourceType())
           .setResourceName(r.resourceName());
-      Failure f = alter(r, body.validateOnly());
+      Failure f = alter(r, body.validateOnly(), request.caller());
       responses.add(f == null ? response.setErrorCode(Errors.NONE.code())
           : response.setErrorCode(f.code()).setErrorMessage(f.message()));
     }
@@ -65,7 +66,7 @@ public final class IncrementalAlterConfigsApi implements KafkaApi {
   }
 
   /** @return null when altered (or, validate-only, when it would be) */
-  private Failure alter(AlterConfigsResource r, boolean validateOnly) {
+  private Failure alter(AlterConfigsResource r, boolean validateOnly, KafkaCaller caller) {
     ConfigResource.Type type = ConfigResource.Type.forId(r.resourceType());
     if (type == ConfigResource.Type.BROKER) {
       return new Failure(Errors.INVALID_REQUEST, "the broker's settings are read at start (config file, "
@@ -73,6 +74,9 @@ public final class IncrementalAlterConfigsApi implements KafkaApi {
     }
     if (type != ConfigResource.Type.TOPIC) {
       return new Failure(Errors.INVALID_REQUEST, "Brook alters configs of topics only, not of resource type " + type);
+    }
+    if (!caller.adminTopic(r.resourceName())) {
+      return Unauthorized.topic(caller, "admin", r.resourceName());
     }
     try {
       TopicAdmin.checkName(r.resourceName());

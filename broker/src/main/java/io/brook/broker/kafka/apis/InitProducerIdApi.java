@@ -57,9 +57,14 @@ public final class InitProducerIdApi implements KafkaApi {
     if ((body.producerId() < 0) != (body.producerEpoch() < 0)) { // as Kafka: both given (v3+) or neither
       return CompletableFuture.completedFuture(response.setErrorCode(Errors.INVALID_REQUEST.code()));
     }
+    if (!request.caller().producesAnything()) { // gRPC's InitProducer rule: the request names no topic
+      return CompletableFuture.completedFuture(response.setErrorCode(Unauthorized.cluster(request.caller(),
+          "produce on any topic").code()));
+    }
     try {
-      // The Kafka door has no principal yet (the listener is off with auth.enabled until SASL): ids have no owner.
-      ProduceCall.Producer p = produce.initProducer(null, body.producerId() >= 0 ? body.producerId() : null);
+      // The principal owns the id (null with auth off: no owner), as on gRPC.
+      ProduceCall.Producer p = produce.initProducer(request.caller().principal(),
+          body.producerId() >= 0 ? body.producerId() : null);
       return CompletableFuture.completedFuture(response.setErrorCode(Errors.NONE.code()).setProducerId(p.id())
           .setProducerEpoch(p.epoch()));
     } catch (BrokerException e) {

@@ -65,8 +65,11 @@ public final class ListOffsetsApi implements KafkaApi {
     List<ListOffsetsTopicResponse> topics = new ArrayList<>();
     for (ListOffsetsTopic t : body.topics()) {
       List<ListOffsetsPartitionResponse> partitions = new ArrayList<>();
+      boolean allowed = request.caller().consume(t.name());
       for (ListOffsetsPartition p : t.partitions()) {
-        ListOffsetsPartitionResponse answer = lookup(t.name(), p.partitionIndex(), p.timestamp());
+        ListOffsetsPartitionResponse answer = allowed ? lookup(t.name(), p.partitionIndex(), p.timestamp())
+            : new ListOffsetsPartitionResponse().setPartitionIndex(p.partitionIndex()).setTimestamp(-1).setOffset(-1)
+                .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
         if (withEpoch && answer.errorCode() == Errors.NONE.code() && answer.offset() >= 0) {
           answer.setLeaderEpoch(0);
         }

@@ -7,6 +7,7 @@ import io.brook.broker.errors.BrokerException;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaListenerInfo;
 import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.kafka.access.KafkaCaller;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * and the topics asked for by name or id (all of them when the list is null), with their ids.
  * A topic asked for by name that does not exist is created when auto.create.topics.enable is on and
  * the request allows it (always before v4), through the same checks as CreateTopics: name, limits,
- * disk guard.
+ * disk guard. Under auth it shows only the topics the caller holds any permission on, and
+ * auto-creation needs admin on the topic.
  */
 public final class MetadataApi implements KafkaApi {
   private static final Logger log = LoggerFactory.getLogger(MetadataApi.class);
@@ -72,14 +74,15 @@ public final class MetadataApi implements KafkaApi {
         .setControllerId(request.listener().nodeId());
     MetadataResponseTopicCollection topics = new MetadataResponseTopicCollection();
     boolean all = body.topics() == null || (version == 0 && body.topics().isEmpty()); // v0: empty means all
-    if (all) {
-      admin.list().forEach(t -> topics.add(topic(t)));
+    KafkaCaller caller = request.caller();
+    if (all) { // only what the caller may see, as gRPC's ListTopics
+      admin.list().stream().filter(t -> caller.anyOnTopic(t.name())).forEach(t -> topics.add(topic(t)));
     } else {
       boolean mayCreate = autoCreate && (version < 4 || body.allowAutoTopicCreation());
       for (MetadataRequestTopic asked : body.topics()) {
         // By id (v12+) when an id is given: Kafka's Admin leaves the name empty then, other clients null.
         boolean byId = !Uuid.ZERO_UUID.equals(asked.topicId()) && (asked.name() == null || asked.name().isEmpty());
-        MetadataResponseTopic answer = byId ? byId(asked.topicId()) : byName(asked.name(), mayCreate);
+        MetadataResponseTopic answer = byId ? byId(asked.topicId(), caller) : byName(asked.name(), mayCreate, caller);
         if (answer.name() == null || topics.find(answer.name()) == null) { // a name asked twice is answered once
           topics.add(answer);
         }
@@ -95,11 +98,14 @@ public final class MetadataApi implements KafkaApi {
     return brokers;
   }
 
-  private MetadataResponseTopic byName(String name, boolean mayCreate) {
+  private MetadataResponseTopic byName(String name, boolean mayCreate, KafkaCaller caller) {
     try {
       TopicAdmin.checkName(name);
     } catch (BrokerException e) {
       return error(name, Errors.INVALID_TOPIC_EXCEPTION);
+    }
+    if (!caller.anyOnTopic(name)) { // whether it exists or not: nothing is told
+      return error(name, Errors.TOPIC_AUTHORIZATION_FAILED);
     }
     try {
       return topic(admin.describe(name));
@@ -111,11 +117,14 @@ public final class MetadataApi implements KafkaApi {
     if (!mayCreate) {
       return error(name, Errors.UNKNOWN_TOPIC_OR_PARTITION);
     }
+    if (!caller.adminTopic(name)) { // auto-creation is CreateTopics: admin on the topic
+      return error(name, Errors.TOPIC_AUTHORIZATION_FAILED);
+    }
     try {
       return topic(admin.create(name, 0, Map.of()));
     } catch (BrokerException e) {
       if (e.error() == BrokerError.TOPIC_EXISTS) { // created by another request meanwhile
-        return byName(name, false);
+        return byName(name, false, caller);
       }
       // Metadata has no message field: the client sees the code, the operator this line.
       log.info("Kafka client's auto-creation of topic {} refused: {}", name, e.getMessage());
@@ -123,10 +132,14 @@ public final class MetadataApi implements KafkaApi {
     }
   }
 
-  private MetadataResponseTopic byId(Uuid id) {
+  private MetadataResponseTopic byId(Uuid id, KafkaCaller caller) {
     TopicInfo t = Uuid.ZERO_UUID.equals(id) ? null : admin.describe(TopicIds.toBrook(id));
     if (t == null) {
       return new MetadataResponseTopic().setName(null).setTopicId(id).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code());
+    }
+    if (!caller.anyOnTopic(t.name())) { // as Kafka: the id is not secret, the name is
+      return new MetadataResponseTopic().setName(null).setTopicId(id)
+          .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
     }
     return topic(t);
   }

@@ -8,6 +8,7 @@ import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.kafka.access.KafkaCaller;
 import io.brook.broker.kafka.apis.KafkaErrors.Failure;
 import io.brook.broker.records.IncomingBatch;
 import io.brook.protocol.batch.KafkaBatch;
@@ -77,7 +78,7 @@ public final class ProduceApi implements KafkaApi {
       TopicProduceResponse inAnswer = answer.topic(t.name(), topicId);
       for (PartitionProduceData p : t.partitionData()) {
         PartitionProduceResponse part = answer.partition(inAnswer, p.index());
-        Failure refusal = wholeRequest != null ? wholeRequest : partitionRefusal(topic, p);
+        Failure refusal = wholeRequest != null ? wholeRequest : partitionRefusal(topic, p, request.caller());
         if (refusal != null) {
           error(part, refusal.error(), refusal.message());
           continue;
@@ -106,9 +107,9 @@ public final class ProduceApi implements KafkaApi {
     if (batches.isEmpty()) {
       done = CompletableFuture.completedFuture(answer.data);
     } else {
-      // No caller: with auth on the Kafka listener stays off until SASL comes (D44). acks=all means
-      // written to the log, as on a single Kafka node; the device is forced by Brook's flush policy.
-      ProduceCall call = new ProduceCall(null, batches, false, producer);
+      // The principal owns the producer id (D25). acks=all means written to the log, as on a single
+      // Kafka node; the device is forced by Brook's flush policy.
+      ProduceCall call = new ProduceCall(request.caller().principal(), batches, false, producer);
       CompletableFuture<List<BatchOutcome>> written;
       try {
         written = produce.produce(call, e -> {});
@@ -147,9 +148,12 @@ public final class ProduceApi implements KafkaApi {
   }
 
   /** Why a partition's data cannot even be handed to the core, or null. */
-  private static Failure partitionRefusal(String topic, PartitionProduceData p) {
+  private static Failure partitionRefusal(String topic, PartitionProduceData p, KafkaCaller caller) {
     if (topic == null) {
       return new Failure(Errors.UNKNOWN_TOPIC_ID, "unknown topic id");
+    }
+    if (!caller.produce(topic)) { // before anything about the data or the topic is told
+      return Unauthorized.topic(caller, "produce", topic);
     }
     if (!(p.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
       return corrupt("no record batch for partition " + p.index());

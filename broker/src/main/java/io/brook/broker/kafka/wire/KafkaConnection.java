@@ -5,6 +5,7 @@ import io.brook.broker.kafka.ConnectionScope;
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
 import io.brook.broker.kafka.KafkaRequest;
+import io.brook.broker.kafka.access.AuthenticationGate;
 import io.brook.broker.metrics.KafkaObserver;
 import io.brook.broker.outbound.OutboundMemory;
 import io.netty.buffer.ByteBuf;
@@ -12,6 +13,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -24,6 +26,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSession;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,15 +52,19 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
   private final OutboundMemory outbound;
   /** The connection's handlers that are not quick, one at a time in request order. */
   private final SerialExecutor work;
+  /** Null with auth off. */
+  private final AuthenticationGate gate;
   private final ArrayDeque<PendingAnswer> pending = new ArrayDeque<>();
   private ChannelHandlerContext ctx;
   private ConnectionScope scope;
   private InetSocketAddress remote;
   private boolean closing;
 
+  /** @param gate what may be sent before authenticating, or null with auth off */
   KafkaConnection(KafkaApis apis, Supplier<KafkaListenerInfo> listener, int maxInflight, KafkaObserver observer,
-      OutboundMemory outbound, Executor workers) {
+      OutboundMemory outbound, Executor workers, AuthenticationGate gate) {
     this.apis = apis;
+    this.gate = gate;
     this.listener = listener;
     this.maxInflight = maxInflight;
     this.observer = observer;
@@ -69,7 +76,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
     this.ctx = ctx;
     remote = (InetSocketAddress) ctx.channel().remoteAddress();
-    scope = new ConnectionScope(outbound.open(), work);
+    scope = new ConnectionScope(outbound.open(), work, gate != null);
     super.channelActive(ctx);
   }
 
@@ -115,6 +122,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
       // Closed (by the client, or the broker stopping) while this waited its turn: nobody reads the
       // answer and Kafka clients send again what was not answered, so it is not started.
       future = CompletableFuture.failedFuture(new ClosedChannelException());
+    } else if (gate != null && !gate.admits(request.key(), scope, this::tlsSession)) {
+      // Asked here, in request order, so a request behind a SaslAuthenticate sees its outcome.
+      future = CompletableFuture.failedFuture(new Unauthenticated(request.key().name));
     } else {
       try {
         future = request.api().handle(new KafkaRequest(request.version(), request.correlationId(),
@@ -141,6 +151,10 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     while (!closing && !pending.isEmpty() && pending.peekFirst().done) {
       PendingAnswer head = pending.pollFirst();
       InboundRequest r = head.request;
+      if (head.failure instanceof Unauthenticated) {
+        refuse("unauthenticated", head.failure.getMessage());
+        return;
+      }
       if (head.failure != null) {
         refuse("handler_failed", "the " + r.key().name + " v" + r.version() + " handler failed: " + head.failure);
         return;
@@ -174,6 +188,20 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
       ctx.flush();
     }
     updateAutoRead();
+  }
+
+  /** The TLS session of the connection, or null on plaintext. */
+  private SSLSession tlsSession() {
+    SslHandler tls = ctx.pipeline().get(SslHandler.class);
+    return tls == null ? null : tls.engine().getSession();
+  }
+
+  /** A request the connection may not send before it authenticated: it closes, as Kafka's SASL listeners do. */
+  private static final class Unauthenticated extends Exception {
+    Unauthenticated(String api) {
+      super("a " + api + " request before authenticating (auth.enabled: only ApiVersions, SaslHandshake and "
+          + "SaslAuthenticate come first, unless a client certificate or auth.anonymous stands in)", null, false, false);
+    }
   }
 
   /** Reads on while fewer than maxInflight requests wait and the socket takes what is written. */

@@ -2,6 +2,7 @@ package io.brook.broker.kafka.wire;
 
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
+import io.brook.broker.kafka.access.AuthenticationGate;
 import io.brook.broker.metrics.KafkaObserver;
 import io.brook.broker.outbound.OutboundMemory;
 import io.netty.bootstrap.ServerBootstrap;
@@ -53,6 +54,13 @@ public final class KafkaServer implements AutoCloseable {
    */
   public static KafkaServer start(InetSocketAddress listen, SslContext ssl, ConnectionLimits limits, KafkaApis apis, Function<InetSocketAddress, KafkaListenerInfo> listener, KafkaObserver observer,
       OutboundMemory outbound, Executor workers) throws IOException {
+    return start(listen, ssl, limits, apis, listener, observer, outbound, workers, null);
+  }
+
+  /** @param gate what a connection may send before it authenticated, or null with auth off */
+  public static KafkaServer start(InetSocketAddress listen, SslContext ssl, ConnectionLimits limits, KafkaApis apis,
+      Function<InetSocketAddress, KafkaListenerInfo> listener, KafkaObserver observer, OutboundMemory outbound,
+      Executor workers, AuthenticationGate gate) throws IOException {
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("brook-kafka", true),
         NioIoHandler.newFactory());
     AtomicReference<KafkaListenerInfo> info = new AtomicReference<>(); // set once bound, before accepting
@@ -76,7 +84,7 @@ public final class KafkaServer implements AutoCloseable {
             // The length prefix is stripped; a length above the limit fails at once (failFast).
             p.addLast(new LengthFieldBasedFrameDecoder(maxFrame, 0, 4, 0, 4, true));
             p.addLast(new FlowControlHandler()); // while reading is paused, frames already read wait here
-            p.addLast(new KafkaConnection(apis, info::get, limits.maxInflight(), observer, outbound, workers));
+            p.addLast(new KafkaConnection(apis, info::get, limits.maxInflight(), observer, outbound, workers, gate));
           }
         });
     try {

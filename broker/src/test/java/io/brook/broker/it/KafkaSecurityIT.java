@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Kafka listener's doors: a kafka-clients Admin negotiates versions on it, plaintext and TLS
- * (the broker's certificates), and with auth.enabled it stays shut (no SASL yet): off with a log
- * line at its default, and an explicit kafka.listen refuses the start.
+ * (the broker's certificates), and with auth.enabled it is on with SASL (KafkaSaslIT has the rest),
+ * letting a client without credentials in as anonymous only when auth.anonymous allows it.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class KafkaSecurityIT {
@@ -104,27 +104,32 @@ class KafkaSecurityIT {
   }
 
   @Test
-  void withAuthTheListenerStaysOffAndTheLogSaysWhy() throws Exception {
-    Path perms = Files.writeString(dir.resolve("perms"), "alice * topic:*\n");
+  void withAuthTheListenerIsOnWithSaslAndAnonymousCallersHaveOnlyTheirOwnLines() throws Exception {
+    Path perms = Files.writeString(dir.resolve("perms"), "alice * topic:*\nanonymous consume topic:public\n");
     try (BrokerProcess broker = BrokerProcess.start(dir.resolve("auth"), "--set", "auth.enabled=true", "--set",
-        "auth.tokens=alice=secret", "--set", "auth.permissions.file=" + perms)) {
-      assertThat(broker.kafkaPort()).isEqualTo(-1);
-      assertThat(broker.currentStartLog()).contains("Kafka listener off: auth.enabled is set and the Kafka listener "
-          + "has no SASL yet").containsPattern("Brook ready: .*, Kafka off, ");
+        "auth.tokens=alice=secret", "--set", "auth.permissions.file=" + perms, "--set", "auth.anonymous=true",
+        "--set", "auto.create.topics.enable=false")) {
+      assertThat(broker.kafkaPort()).isPositive();
+      assertThat(broker.currentStartLog()).contains("(plaintext, SASL PLAIN/SCRAM-SHA-256/SCRAM-SHA-512)");
+      Properties p = new Properties();
+      p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.kafkaAddress());
+      p.put("security.protocol", "SASL_PLAINTEXT");
+      p.put("sasl.mechanism", "PLAIN");
+      p.put("sasl.jaas.config",
+          "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"alice\" password=\"secret\";");
+      try (Admin admin = Admin.create(p)) {
+        admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic("public", 1, (short) 1),
+            new org.apache.kafka.clients.admin.NewTopic("private", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+      }
+      // No SASL at all: the connection is anonymous, which sees and may do only what its lines grant.
+      Properties anonymous = new Properties();
+      anonymous.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.kafkaAddress());
+      try (Admin admin = Admin.create(anonymous)) {
+        assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).containsExactly("public");
+        assertThat(admin.deleteTopics(List.of("public")).all()).failsWithin(30, TimeUnit.SECONDS)
+            .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+            .withCauseInstanceOf(org.apache.kafka.common.errors.TopicAuthorizationException.class);
+      }
     }
-  }
-
-  @Test
-  void withAuthAnExplicitKafkaListenRefusesTheStart() throws Exception {
-    Path perms = Files.writeString(dir.resolve("perms2"), "alice * topic:*\n");
-    Path data = dir.resolve("refused");
-    List<String> args = List.of("--set", "auth.enabled=true", "--set", "auth.tokens=alice=secret", "--set",
-        "auth.permissions.file=" + perms, "--kafka-listen", "127.0.0.1:0");
-    ProcessBuilder pb = Exec.builder(BrokerProcess.command(data, args), Map.of(), null, dir.resolve("runs"));
-    Exec.Result r = Exec.await(pb, pb.start(), BrokerStartIT.REFUSAL_TIMEOUT_S);
-    assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
-    assertThat(r.stderr()).contains("kafka.listen=127.0.0.1:0 (from flag) is set with auth.enabled=true (from flag): "
-        + "the Kafka listener has no SASL yet").doesNotContain("\tat ");
-    assertThat(data).as("refused before touching the data directory").doesNotExist();
   }
 }

@@ -46,7 +46,7 @@ public final class KafkaWire implements AutoCloseable {
   }
 
   /** The frame of a request: length, header (at the version the API version implies), body. */
-  static byte[] frame(ApiKeys key, short version, int correlationId, ApiMessage body) {
+  public static byte[] frame(ApiKeys key, short version, int correlationId, ApiMessage body) {
     return frame(key.id, version, key.requestHeaderVersion(version), correlationId, body, version);
   }
 
@@ -77,7 +77,7 @@ public final class KafkaWire implements AutoCloseable {
   }
 
   /** One response frame's bytes after the length. */
-  ByteBuffer readFrame() throws IOException {
+  public ByteBuffer readFrame() throws IOException {
     int size = in.readInt();
     byte[] b = new byte[size];
     in.readFully(b);

@@ -234,7 +234,8 @@ class KafkaSaslIT {
       ProduceRequestData d = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000);
       d.topicData().add(new ProduceRequestData.TopicProduceData().setName("orders").setPartitionData(List.of(
           new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(MemoryRecords.withRecords(
-              Compression.NONE, new SimpleRecord("refused".getBytes(StandardCharsets.UTF_8)))))));
+              Compression.NONE, new SimpleRecord(System.currentTimeMillis(), null,
+                  "refused".getBytes(StandardCharsets.UTF_8)))))));
       return d;
     }, Errors.TOPIC_AUTHORIZATION_FAILED));
     rows.put(ApiKeys.FETCH, new Row((short) 12, () -> {

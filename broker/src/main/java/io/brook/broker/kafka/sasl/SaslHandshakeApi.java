@@ -16,9 +16,12 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * SaslHandshake: the client names its mechanism and hears the ones served (PLAIN, SCRAM-SHA-256,
- * SCRAM-SHA-512; none with auth off). Version 1 only: version 0 is followed by raw SASL tokens
- * instead of SaslAuthenticate requests, which no client Brook supports sends. Once per connection:
- * a second handshake, or one after the connection authenticated, is ILLEGAL_SASL_STATE.
+ * SCRAM-SHA-512; none with auth off). Version 1 only is served: version 0 is followed by raw SASL
+ * tokens instead of SaslAuthenticate requests, which no client Brook supports sends (a v0 request
+ * closes the connection, as any version out of range). Versions 0–1 are advertised, because
+ * librdkafka (kcat) turns SASL off against a broker without SaslHandshake v0 (its feature map), and
+ * then sends v1 with SaslAuthenticate. Once per connection: a second handshake, or one after the
+ * connection authenticated, is ILLEGAL_SASL_STATE.
  */
 public final class SaslHandshakeApi implements KafkaApi {
   private final KafkaSaslServers servers;
@@ -38,6 +41,11 @@ public final class SaslHandshakeApi implements KafkaApi {
   @Override
   public short minVersion() {
     return 1;
+  }
+
+  @Override
+  public short advertisedMinVersion() {
+    return 0;
   }
 
   @Override

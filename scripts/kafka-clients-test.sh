@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Kafka's own clients against the real broker's Kafka listener (bin/brook broker; the jar must be built:
 # test-all runs this after Maven): Debian's kcat (librdkafka 2.0.2) with every codec, Kafka 4.3.1's
-# tools (TopicCommand, ConsoleProducer, ConsoleConsumer) and franz-go's kgo tests of the quick list
+# tools (TopicCommand, ConsoleProducer, ConsoleConsumer), kcat over SASL_SSL (kcat-sasl-check.sh, a broker
+# of its own with auth) and franz-go's kgo tests of the quick list
 # (those that need no consumer group yet). Each prints its own "NAME-check: N passed, N failed" line,
 # which test-all's summary adds up; this script fails when one of them fails.
 # KGO_LIST picks another kgo list (make test-full: broker, every test that talks to a broker).
@@ -28,6 +29,7 @@ fi
 BOOTSTRAP="127.0.0.1:$KAFKA_PORT"
 rc=0
 bash scripts/kcat-check.sh "$BOOTSTRAP" || rc=1
+bash scripts/kcat-sasl-check.sh || rc=1
 bash scripts/kafka-tools-check.sh "$BOOTSTRAP" || rc=1
 bash scripts/kgo-check.sh "$BOOTSTRAP" -run "${KGO_LIST:-quick}" || rc=1
 if ! kill -0 "$BROKER_PID" 2>/dev/null; then

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Debian's kcat (librdkafka 2.0.2) over SASL_SSL against a broker of its own started with TLS and
 # auth.enabled (test certificates made here with openssl; tokens alice and eve; eve may consume one
-# topic only): SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN produce and read back, a wrong password and a
-# principal without permission are refused. The jar must be built (bin/brook).
+# topic only): PLAIN produces and reads back, a wrong password and a principal without permission are
+# refused. Not SCRAM: librdkafka 2.0.2 sends its client nonce twice in the client-final message
+# (cnonce + the server's nonce, which already starts with cnonce), which Kafka 4's ScramSaslServer,
+# the one Brook runs, refuses ("Invalid client nonce"), as Kafka 4 itself does; newer librdkafka
+# releases send the nonce as RFC 5802 says. The jar must be built (bin/brook).
 #
 #   scripts/kcat-sasl-check.sh
 #
@@ -59,24 +62,22 @@ round_trip() {
     { cat "$dir/err"; return 1; }
   diff "$dir/sent" "$dir/got"
 }
-for mechanism in SCRAM-SHA-256 SCRAM-SHA-512 PLAIN; do
-  check "$mechanism: alice produces 100 lines and reads them back" round_trip "$mechanism"
-done
+check "PLAIN: alice produces 100 lines and reads them back" round_trip PLAIN
 
 # A wrong password: kcat fails and says authentication failed.
 wrong_password() {
-  if kcat SCRAM-SHA-256 alice wrong -L -m 10 >"$dir/out" 2>&1; then cat "$dir/out"; return 1; fi
+  if kcat PLAIN alice wrong -L -m 10 >"$dir/out" 2>&1; then cat "$dir/out"; return 1; fi
   grep -qi "authentication failed" "$dir/out" || { cat "$dir/out"; return 1; }
 }
-check "SCRAM-SHA-256 with a wrong password is refused (SASL authentication failed)" wrong_password
+check "PLAIN with a wrong password is refused (SASL authentication failed)" wrong_password
 
 # eve may not produce: the produce fails with a topic authorization error, and nothing is written.
 no_permission() {
-  if echo x | kcat SCRAM-SHA-256 eve eve-kcat-token -P -t kcat-sasl-scram-sha-256 >"$dir/out" 2>&1; then
+  if echo x | kcat PLAIN eve eve-kcat-token -P -t kcat-sasl-plain >"$dir/out" 2>&1; then
     cat "$dir/out"; return 1
   fi
   grep -qi "authoriz" "$dir/out" || { cat "$dir/out"; return 1; }
-  kcat SCRAM-SHA-256 alice alice-kcat-token -C -t kcat-sasl-scram-sha-256 -o beginning -e -q >"$dir/got" 2>/dev/null
+  kcat PLAIN alice alice-kcat-token -C -t kcat-sasl-plain -o beginning -e -q >"$dir/got" 2>/dev/null
   [ "$(wc -l <"$dir/got")" -eq 100 ] || { echo "    $(wc -l <"$dir/got") lines in the topic, expected 100"; return 1; }
 }
 check "eve (consume on another topic only) cannot produce, and nothing is written" no_permission

@@ -62,8 +62,10 @@ public final class SaslAuthenticateApi implements KafkaApi {
       challenge = server.evaluateResponse(((SaslAuthenticateRequestData) request.body()).authBytes());
     } catch (Exception e) { // SaslException, Kafka's SaslAuthenticationException, a malformed message
       session.end();
-      log.info("Kafka client {} ({}) failed {} authentication", request.remote(), request.clientId(),
-          mechanism);
+      // The reason goes to the operator only (Kafka's servers never put a password in it); the client
+      // hears the same message whatever it was.
+      log.info("Kafka client {} ({}) failed {} authentication: {}", request.remote(), request.clientId(),
+          mechanism, e.getMessage());
       return CompletableFuture.completedFuture(answer.setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code())
           .setErrorMessage("Authentication failed: invalid credentials with SASL mechanism "
               + mechanism));

@@ -55,7 +55,7 @@ final class BrookContainer extends GenericContainer<BrookContainer> {
     withNetworkMode("host");
     withEnv("BROOK_GRPC_LISTEN", "127.0.0.1:" + grpcPort);
     withEnv("BROOK_HTTP_LISTEN", "127.0.0.1:" + httpPort);
-    if (KAFKA_LISTENER) { // under auth the listener stays off (no SASL yet), and setting it refuses the start
+    if (KAFKA_LISTENER) { // under auth the chart keeps the listener off (it predates the listener's SASL, D57): so does this
       withEnv("BROOK_KAFKA_LISTEN", secure == null ? "127.0.0.1:" + kafkaPort : "");
     }
     withTmpFs(Map.of("/tmp", "rw"));

@@ -11,6 +11,7 @@ import io.brook.broker.groups.GroupMode;
 import io.brook.broker.groups.GroupView;
 import io.brook.broker.groups.JoinRequest;
 import io.brook.broker.groups.JoinResult;
+import io.brook.broker.groups.OffsetDeletion;
 import io.brook.broker.groups.OffsetGroup;
 import io.brook.broker.groups.TopicPartition;
 import java.util.AbstractMap.SimpleImmutableEntry;
@@ -105,7 +106,7 @@ public final class GroupService {
    */
   public List<CommitOutcome> kafkaCommit(String group, String memberId, String instanceId, int generation,
       List<CommitRequest> offsets, String principal) {
-    OffsetGroup g = groups.offsetGroup(group, generation < 0);
+    OffsetGroup g = groups.kafkaGroup(group, generation < 0);
     return g.kafkaCommit(memberId, instanceId, generation, offsets, principal);
   }
 
@@ -158,7 +159,10 @@ public final class GroupService {
   public List<GroupListing> list() {
     List<GroupListing> out = new ArrayList<>();
     for (Group g : groups.list()) {
-      out.add(new GroupListing(g.name(), g.mode(), g.state(), g.memberCount()));
+      synchronized (g) { // one consistent picture per group
+        out.add(new GroupListing(g.name(), g.mode(), g.state(), g.memberCount(), g.protocol(), g.protocolType(),
+            g.kafkaState()));
+      }
     }
     return out;
   }
@@ -176,6 +180,17 @@ public final class GroupService {
   public List<ResetOutcome> reset(String group, Map<String, List<Integer>> partitions, ResetTo to, boolean dryRun,
       Predicate<String> resettableTopics) {
     return groups.reset(group, partitions, to, dryRun, resettableTopics);
+  }
+
+  /**
+   * Forgets committed offsets of an offset-mode group (Kafka's OffsetDelete); per partition an
+   * unknown topic or partition, or a topic a member subscribes to, is refused.
+   *
+   * @throws io.brook.broker.errors.BrokerException UNKNOWN_GROUP; GROUP_NOT_EMPTY with gRPC members;
+   *     INCONSISTENT_GROUP_MODE for an ack group
+   */
+  public List<OffsetDeletion> deleteOffsets(String group, List<TopicPartition> partitions) {
+    return groups.offsetGroup(group, false).deleteOffsets(partitions);
   }
 
   /** Deletes a group with no members, and its files. */

@@ -4,18 +4,23 @@ import io.brook.broker.http.HttpTls;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
+import io.brook.broker.kafka.apis.ConsumerOffsetsTopic;
 import io.brook.broker.kafka.apis.CreatePartitionsApi;
 import io.brook.broker.kafka.apis.CreateTopicsApi;
+import io.brook.broker.kafka.apis.DeleteGroupsApi;
 import io.brook.broker.kafka.apis.DeleteTopicsApi;
 import io.brook.broker.kafka.apis.DescribeClusterApi;
 import io.brook.broker.kafka.apis.DescribeConfigsApi;
+import io.brook.broker.kafka.apis.DescribeGroupsApi;
 import io.brook.broker.kafka.apis.FetchApi;
 import io.brook.broker.kafka.apis.FindCoordinatorApi;
 import io.brook.broker.kafka.apis.IncrementalAlterConfigsApi;
 import io.brook.broker.kafka.apis.InitProducerIdApi;
+import io.brook.broker.kafka.apis.ListGroupsApi;
 import io.brook.broker.kafka.apis.ListOffsetsApi;
 import io.brook.broker.kafka.apis.MetadataApi;
 import io.brook.broker.kafka.apis.OffsetCommitApi;
+import io.brook.broker.kafka.apis.OffsetDeleteApi;
 import io.brook.broker.kafka.apis.OffsetFetchApi;
 import io.brook.broker.kafka.apis.ProduceApi;
 import io.brook.broker.kafka.wire.ConnectionLimits;
@@ -50,8 +55,9 @@ final class KafkaEndpoint implements AutoCloseable {
    * core services of the context.
    */
   private static List<KafkaApi> apis(BrokerContext ctx) {
+    ConsumerOffsetsTopic offsetsTopic = new ConsumerOffsetsTopic(ctx.groupService);
     return List.of(
-        new MetadataApi(ctx.topicAdmin, ctx.autoCreateTopics),
+        new MetadataApi(ctx.topicAdmin, ctx.autoCreateTopics, offsetsTopic),
         new DescribeClusterApi(),
         new CreateTopicsApi(ctx.topicAdmin),
         new DeleteTopicsApi(ctx.topicAdmin),
@@ -62,9 +68,13 @@ final class KafkaEndpoint implements AutoCloseable {
         new InitProducerIdApi(ctx.produce),
         new ProduceApi(ctx.produce, ctx.topicAdmin),
         new FetchApi(ctx.fetch, ctx.topicAdmin),
-        new FindCoordinatorApi(),
+        new FindCoordinatorApi(offsetsTopic),
         new OffsetCommitApi(ctx.groupService, ctx.topicAdmin),
-        new OffsetFetchApi(ctx.groupService, ctx.topicAdmin));
+        new OffsetFetchApi(ctx.groupService, ctx.topicAdmin),
+        new ListGroupsApi(ctx.groupService),
+        new DescribeGroupsApi(ctx.groupService),
+        new DeleteGroupsApi(ctx.groupService),
+        new OffsetDeleteApi(ctx.groupService));
   }
 
   synchronized void start() throws IOException {

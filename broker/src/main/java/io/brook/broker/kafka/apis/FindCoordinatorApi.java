@@ -25,6 +25,13 @@ public final class FindCoordinatorApi implements KafkaApi {
   static final byte TRANSACTION = 1;
   static final byte SHARE = 2;
 
+  private final ConsumerOffsetsTopic offsetsTopic;
+
+  /** @param offsetsTopic listed by Metadata once a group coordinator was asked for, as Kafka creates it then */
+  public FindCoordinatorApi(ConsumerOffsetsTopic offsetsTopic) {
+    this.offsetsTopic = offsetsTopic;
+  }
+
   @Override
   public ApiKeys key() {
     return ApiKeys.FIND_COORDINATOR;
@@ -57,7 +64,7 @@ public final class FindCoordinatorApi implements KafkaApi {
         .setNodeId(c.nodeId()).setHost(c.host()).setPort(c.port()));
   }
 
-  private static Coordinator find(KafkaRequest request, byte keyType, String key) {
+  private Coordinator find(KafkaRequest request, byte keyType, String key) {
     Coordinator answer = new Coordinator().setKey(key).setNodeId(-1).setHost("").setPort(-1);
     KafkaCaller caller = request.caller();
     switch (keyType) {
@@ -65,6 +72,7 @@ public final class FindCoordinatorApi implements KafkaApi {
         if (!caller.anyOnGroup(key)) {
           return refuse(answer, GroupErrors.notAuthorized(key).error(), "not authorized for group '" + key + "'");
         }
+        offsetsTopic.lookedUp();
         KafkaListenerInfo node = request.listener();
         return answer.setErrorCode(Errors.NONE.code()).setErrorMessage(null).setNodeId(node.nodeId())
             .setHost(node.advertisedHost()).setPort(node.advertisedPort());

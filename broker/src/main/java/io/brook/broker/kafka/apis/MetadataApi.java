@@ -39,11 +39,13 @@ public final class MetadataApi implements KafkaApi {
 
   private final TopicAdmin admin;
   private final boolean autoCreate;
+  private final ConsumerOffsetsTopic offsetsTopic;
 
   /** @param autoCreate auto.create.topics.enable */
-  public MetadataApi(TopicAdmin admin, boolean autoCreate) {
+  public MetadataApi(TopicAdmin admin, boolean autoCreate, ConsumerOffsetsTopic offsetsTopic) {
     this.admin = admin;
     this.autoCreate = autoCreate;
+    this.offsetsTopic = offsetsTopic;
   }
 
   @Override
@@ -74,6 +76,9 @@ public final class MetadataApi implements KafkaApi {
     boolean all = body.topics() == null || (version == 0 && body.topics().isEmpty()); // v0: empty means all
     if (all) {
       admin.list().forEach(t -> topics.add(topic(t)));
+      if (offsetsTopic.listed()) {
+        topics.add(ConsumerOffsetsTopic.metadata());
+      }
     } else {
       boolean mayCreate = autoCreate && (version < 4 || body.allowAutoTopicCreation());
       for (MetadataRequestTopic asked : body.topics()) {
@@ -96,6 +101,9 @@ public final class MetadataApi implements KafkaApi {
   }
 
   private MetadataResponseTopic byName(String name, boolean mayCreate) {
+    if (ConsumerOffsetsTopic.is(name)) {
+      return ConsumerOffsetsTopic.metadata();
+    }
     try {
       TopicAdmin.checkName(name);
     } catch (BrokerException e) {
@@ -124,6 +132,9 @@ public final class MetadataApi implements KafkaApi {
   }
 
   private MetadataResponseTopic byId(Uuid id) {
+    if (ConsumerOffsetsTopic.ID.equals(id)) {
+      return ConsumerOffsetsTopic.metadata();
+    }
     TopicInfo t = Uuid.ZERO_UUID.equals(id) ? null : admin.describe(TopicIds.toBrook(id));
     if (t == null) {
       return new MetadataResponseTopic().setName(null).setTopicId(id).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code());

@@ -117,7 +117,7 @@ public final class OffsetCommitApi implements KafkaApi {
         answers.get(o.tp()).setErrorCode(code.code());
       }
     } catch (BrokerException | MemberFaultException e) {
-      Failure f = GroupErrors.of(e);
+      Failure f = GroupErrors.of(e).invalidRequestAs(Errors.INVALID_GROUP_ID); // the only whole-request check
       if (f.error() == Errors.GROUP_ID_NOT_FOUND && request.apiVersion() < GROUP_NOT_FOUND_VERSION) {
         f = new Failure(Errors.ILLEGAL_GENERATION, f.message()); // what older clients expect there
       }

@@ -151,6 +151,9 @@ public final class ProduceApi implements KafkaApi {
     if (topic == null) {
       return new Failure(Errors.UNKNOWN_TOPIC_ID, "unknown topic id");
     }
+    if (ConsumerOffsetsTopic.is(topic)) {
+      return new Failure(Errors.TOPIC_AUTHORIZATION_FAILED, topic + " is internal: commit offsets with OffsetCommit");
+    }
     if (!(p.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
       return corrupt("no record batch for partition " + p.index());
     }

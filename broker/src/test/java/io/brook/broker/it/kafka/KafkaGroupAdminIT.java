@@ -153,4 +153,74 @@ class KafkaGroupAdminIT {
       assertThat(tooFar.getCause()).isInstanceOf(OffsetOutOfRangeException.class);
     }
   }
+
+  @Test
+  void adminListsDescribesAndDeletesGroupsOfEveryDoor() throws Exception {
+    TopicPartition p0 = new TopicPartition(TOPIC, 0);
+    TopicPartition p1 = new TopicPartition(TOPIC, 1);
+    try (Admin admin = admin()) {
+      admin.alterConsumerGroupOffsets("offsets-only", Map.of(p0, new OffsetAndMetadata(2))).all().get();
+      // A gRPC offset-mode member, and an ack-mode group.
+      var join = GroupServiceGrpc.newStub(broker.channel());
+      java.util.concurrent.CompletableFuture<io.brook.protocol.v1.JoinGroupResponse> joined =
+          new java.util.concurrent.CompletableFuture<>();
+      join.joinGroup(io.brook.protocol.v1.JoinGroupRequest.newBuilder().setGroup("grpc-live").addTopics(TOPIC)
+          .setClientId("grpc-client").build(), new io.grpc.stub.StreamObserver<>() {
+            @Override
+            public void onNext(io.brook.protocol.v1.JoinGroupResponse r) {
+              joined.complete(r);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+              joined.completeExceptionally(t);
+            }
+
+            @Override
+            public void onCompleted() {}
+          });
+      String memberId = joined.get(30, TimeUnit.SECONDS).getMemberId();
+      grpc().createGroup(io.brook.protocol.v1.CreateGroupRequest.newBuilder().setGroup("acks")
+          .setMode(io.brook.protocol.v1.GroupMode.GROUP_MODE_ACK).build());
+
+      Map<String, org.apache.kafka.clients.admin.GroupListing> listed = admin.listGroups().all().get().stream()
+          .collect(Collectors.toMap(org.apache.kafka.clients.admin.GroupListing::groupId, g -> g));
+      assertThat(listed.get("offsets-only").type()).contains(org.apache.kafka.common.GroupType.CLASSIC);
+      assertThat(listed.get("offsets-only").protocol()).isEmpty();
+      assertThat(listed.get("offsets-only").groupState()).contains(org.apache.kafka.common.GroupState.EMPTY);
+      assertThat(listed.get("grpc-live").protocol()).isEqualTo("consumer");
+      assertThat(listed.get("grpc-live").groupState()).contains(org.apache.kafka.common.GroupState.STABLE);
+      assertThat(listed.get("acks").type()).contains(org.apache.kafka.common.GroupType.SHARE);
+      // Consumer groups only, as kafka-consumer-groups --list asks.
+      assertThat(admin.listConsumerGroups().all().get()).extracting(g -> g.groupId())
+          .contains("offsets-only", "grpc-live").doesNotContain("acks");
+
+      var described = admin.describeConsumerGroups(List.of("offsets-only", "grpc-live")).all().get();
+      assertThat(described.get("offsets-only").groupState()).isEqualTo(org.apache.kafka.common.GroupState.EMPTY);
+      assertThat(described.get("offsets-only").members()).isEmpty();
+      var live = described.get("grpc-live");
+      assertThat(live.groupState()).isEqualTo(org.apache.kafka.common.GroupState.STABLE);
+      assertThat(live.members()).singleElement().satisfies(m -> {
+        assertThat(m.consumerId()).isEqualTo(memberId);
+        assertThat(m.clientId()).isEqualTo("grpc-client");
+        assertThat(m.assignment().topicPartitions()).containsExactlyInAnyOrder(p0, p1);
+      });
+
+      // A group with members cannot be deleted, nor its offsets; an empty one can.
+      ExecutionException busy = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+          () -> admin.deleteConsumerGroups(List.of("grpc-live")).all().get());
+      assertThat(busy.getCause()).isInstanceOf(org.apache.kafka.common.errors.GroupNotEmptyException.class);
+      ExecutionException unknown = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+          () -> admin.deleteConsumerGroups(List.of("no-such-group")).all().get());
+      assertThat(unknown.getCause()).isInstanceOf(org.apache.kafka.common.errors.GroupIdNotFoundException.class);
+
+      admin.alterConsumerGroupOffsets("offsets-only", Map.of(p1, new OffsetAndMetadata(4))).all().get();
+      admin.deleteConsumerGroupOffsets("offsets-only", java.util.Set.of(p0)).all().get();
+      assertThat(grpcCommitted("offsets-only")).isEqualTo(Map.of(1, 4L));
+      admin.deleteConsumerGroups(List.of("offsets-only")).all().get();
+      assertThat(admin.listGroups().all().get()).extracting(g -> g.groupId()).doesNotContain("offsets-only");
+      grpc().leaveGroup(io.brook.protocol.v1.LeaveGroupRequest.newBuilder().setGroup("grpc-live")
+          .setMemberId(memberId).build());
+    }
+  }
 }

@@ -84,8 +84,9 @@ final class KafkaCore implements AutoCloseable {
         MemoryLog::open, 1000);
     groupManager.recover();
     groups = new GroupService(groupManager, 1000, 60_000);
+    ConsumerOffsetsTopic offsetsTopic = new ConsumerOffsetsTopic(groups);
     apis = new KafkaApis(List.of( // as server.KafkaEndpoint registers them, through the registry's version checks
-        new MetadataApi(admin, autoCreate),
+        new MetadataApi(admin, autoCreate, offsetsTopic),
         new DescribeClusterApi(),
         new CreateTopicsApi(admin),
         new DeleteTopicsApi(admin),
@@ -96,9 +97,13 @@ final class KafkaCore implements AutoCloseable {
         new InitProducerIdApi(produce),
         new ProduceApi(produce, admin),
         new FetchApi(fetch, admin),
-        new FindCoordinatorApi(),
+        new FindCoordinatorApi(offsetsTopic),
         new OffsetCommitApi(groups, admin),
-        new OffsetFetchApi(groups, admin)));
+        new OffsetFetchApi(groups, admin),
+        new ListGroupsApi(groups),
+        new DescribeGroupsApi(groups),
+        new DeleteGroupsApi(groups),
+        new OffsetDeleteApi(groups)));
   }
 
   KafkaCore(Path dir) {

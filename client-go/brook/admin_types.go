@@ -125,6 +125,9 @@ type GroupListing struct {
 	Mode        GroupMode
 	State       GroupState
 	MemberCount int32
+	// Type says how its members consume: "brook" (gRPC offset mode), "classic" or
+	// "consumer" (Kafka's protocols), "ack", or "none" (offsets only).
+	Type string
 }
 
 // GroupInfo describes a group.
@@ -138,6 +141,8 @@ type GroupInfo struct {
 	Config     map[string]string
 	Members    []MemberInfo
 	Partitions []GroupPartitionInfo
+	// Type is as GroupListing.Type.
+	Type string
 }
 
 // MemberInfo describes a member of a group.
@@ -153,6 +158,8 @@ type MemberInfo struct {
 	LeasedRecords int64
 	// Connected is false (ack mode) while a member with a stable id is between streams.
 	Connected bool
+	// InstanceID is a Kafka static member's group.instance.id ("" for none).
+	InstanceID string
 }
 
 // GroupPartitionInfo is a group's view of one partition.
@@ -221,7 +228,7 @@ func topicInfoOf(t *brookv1.TopicDescription) TopicInfo {
 
 func groupListingOf(g *brookv1.GroupSummary) GroupListing {
 	return GroupListing{Name: g.GetName(), Mode: groupModeOf(g.GetMode()), State: groupStateOf(g.GetState()),
-		MemberCount: g.GetMemberCount()}
+		MemberCount: g.GetMemberCount(), Type: g.GetType()}
 }
 
 func groupInfoOf(g *brookv1.GroupDescription) GroupInfo {
@@ -230,6 +237,7 @@ func groupInfoOf(g *brookv1.GroupDescription) GroupInfo {
 		Mode:       groupModeOf(g.GetMode()),
 		State:      groupStateOf(g.GetState()),
 		Generation: g.GetGeneration(),
+		Type:       g.GetType(),
 		Config:     maps.Clone(g.GetConfig()),
 		Members:    make([]MemberInfo, 0, len(g.GetMembers())),
 		Partitions: make([]GroupPartitionInfo, 0, len(g.GetPartitions())),
@@ -255,6 +263,7 @@ func groupInfoOf(g *brookv1.GroupDescription) GroupInfo {
 			LastHeartbeat: adminTime(m.GetLastHeartbeatMs()),
 			LeasedRecords: m.GetLeasedRecords(),
 			Connected:     m.GetConnected(),
+			InstanceID:    m.GetInstanceId(),
 		})
 	}
 	for _, p := range g.GetPartitions() {

@@ -1291,11 +1291,15 @@ func (x *ListGroupsResponse) GetGroups() []*GroupSummary {
 }
 
 type GroupSummary struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Mode          GroupMode              `protobuf:"varint,2,opt,name=mode,proto3,enum=brook.v1.GroupMode" json:"mode,omitempty"`
-	State         GroupState             `protobuf:"varint,3,opt,name=state,proto3,enum=brook.v1.GroupState" json:"state,omitempty"`
-	MemberCount   int32                  `protobuf:"varint,4,opt,name=member_count,json=memberCount,proto3" json:"member_count,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Mode        GroupMode              `protobuf:"varint,2,opt,name=mode,proto3,enum=brook.v1.GroupMode" json:"mode,omitempty"`
+	State       GroupState             `protobuf:"varint,3,opt,name=state,proto3,enum=brook.v1.GroupState" json:"state,omitempty"`
+	MemberCount int32                  `protobuf:"varint,4,opt,name=member_count,json=memberCount,proto3" json:"member_count,omitempty"`
+	// How its members consume: "brook" (gRPC offset mode), "classic" or "consumer"
+	// (Kafka's classic and KIP-848 protocols), "ack" (ack mode), "none" (offsets only,
+	// no member ever joined).
+	Type          string `protobuf:"bytes,5,opt,name=type,proto3" json:"type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1356,6 +1360,13 @@ func (x *GroupSummary) GetMemberCount() int32 {
 		return x.MemberCount
 	}
 	return 0
+}
+
+func (x *GroupSummary) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
 }
 
 type DescribeGroupRequest struct {
@@ -1454,9 +1465,11 @@ type GroupDescription struct {
 	// Offset mode: the current generation (0 before the first rebalance).
 	Generation int32 `protobuf:"varint,4,opt,name=generation,proto3" json:"generation,omitempty"`
 	// Effective: defaults included.
-	Config        map[string]string    `protobuf:"bytes,5,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Members       []*MemberDescription `protobuf:"bytes,6,rep,name=members,proto3" json:"members,omitempty"`
-	Partitions    []*GroupPartition    `protobuf:"bytes,7,rep,name=partitions,proto3" json:"partitions,omitempty"`
+	Config     map[string]string    `protobuf:"bytes,5,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Members    []*MemberDescription `protobuf:"bytes,6,rep,name=members,proto3" json:"members,omitempty"`
+	Partitions []*GroupPartition    `protobuf:"bytes,7,rep,name=partitions,proto3" json:"partitions,omitempty"`
+	// As GroupSummary.type.
+	Type          string `protobuf:"bytes,8,opt,name=type,proto3" json:"type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1540,6 +1553,13 @@ func (x *GroupDescription) GetPartitions() []*GroupPartition {
 	return nil
 }
 
+func (x *GroupDescription) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
 type MemberDescription struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MemberId      string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
@@ -1551,7 +1571,9 @@ type MemberDescription struct {
 	// Ack mode: records leased to the member and not settled.
 	LeasedRecords int64 `protobuf:"varint,6,opt,name=leased_records,json=leasedRecords,proto3" json:"leased_records,omitempty"`
 	// Ack mode: false while a member with a client_id is between streams.
-	Connected     bool `protobuf:"varint,7,opt,name=connected,proto3" json:"connected,omitempty"`
+	Connected bool `protobuf:"varint,7,opt,name=connected,proto3" json:"connected,omitempty"`
+	// A Kafka static member's group.instance.id ("" for none).
+	InstanceId    string `protobuf:"bytes,8,opt,name=instance_id,json=instanceId,proto3" json:"instance_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1633,6 +1655,13 @@ func (x *MemberDescription) GetConnected() bool {
 		return x.Connected
 	}
 	return false
+}
+
+func (x *MemberDescription) GetInstanceId() string {
+	if x != nil {
+		return x.InstanceId
+	}
+	return ""
 }
 
 type GroupPartition struct {
@@ -2058,16 +2087,17 @@ const file_brook_v1_group_proto_rawDesc = "" +
 	"\x05group\x18\x01 \x01(\v2\x1a.brook.v1.GroupDescriptionR\x05group\"\x13\n" +
 	"\x11ListGroupsRequest\"D\n" +
 	"\x12ListGroupsResponse\x12.\n" +
-	"\x06groups\x18\x01 \x03(\v2\x16.brook.v1.GroupSummaryR\x06groups\"\x9a\x01\n" +
+	"\x06groups\x18\x01 \x03(\v2\x16.brook.v1.GroupSummaryR\x06groups\"\xae\x01\n" +
 	"\fGroupSummary\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12'\n" +
 	"\x04mode\x18\x02 \x01(\x0e2\x13.brook.v1.GroupModeR\x04mode\x12*\n" +
 	"\x05state\x18\x03 \x01(\x0e2\x14.brook.v1.GroupStateR\x05state\x12!\n" +
-	"\fmember_count\x18\x04 \x01(\x05R\vmemberCount\",\n" +
+	"\fmember_count\x18\x04 \x01(\x05R\vmemberCount\x12\x12\n" +
+	"\x04type\x18\x05 \x01(\tR\x04type\",\n" +
 	"\x14DescribeGroupRequest\x12\x14\n" +
 	"\x05group\x18\x01 \x01(\tR\x05group\"I\n" +
 	"\x15DescribeGroupResponse\x120\n" +
-	"\x05group\x18\x01 \x01(\v2\x1a.brook.v1.GroupDescriptionR\x05group\"\x87\x03\n" +
+	"\x05group\x18\x01 \x01(\v2\x1a.brook.v1.GroupDescriptionR\x05group\"\x9b\x03\n" +
 	"\x10GroupDescription\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12'\n" +
 	"\x04mode\x18\x02 \x01(\x0e2\x13.brook.v1.GroupModeR\x04mode\x12*\n" +
@@ -2079,10 +2109,11 @@ const file_brook_v1_group_proto_rawDesc = "" +
 	"\amembers\x18\x06 \x03(\v2\x1b.brook.v1.MemberDescriptionR\amembers\x128\n" +
 	"\n" +
 	"partitions\x18\a \x03(\v2\x18.brook.v1.GroupPartitionR\n" +
-	"partitions\x1a9\n" +
+	"partitions\x12\x12\n" +
+	"\x04type\x18\b \x01(\tR\x04type\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa0\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc1\x02\n" +
 	"\x11MemberDescription\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x1b\n" +
 	"\tclient_id\x18\x02 \x01(\tR\bclientId\x12%\n" +
@@ -2092,7 +2123,9 @@ const file_brook_v1_group_proto_rawDesc = "" +
 	"assignment\x12*\n" +
 	"\x11last_heartbeat_ms\x18\x05 \x01(\x03R\x0flastHeartbeatMs\x12%\n" +
 	"\x0eleased_records\x18\x06 \x01(\x03R\rleasedRecords\x12\x1c\n" +
-	"\tconnected\x18\a \x01(\bR\tconnected\"\xcf\x03\n" +
+	"\tconnected\x18\a \x01(\bR\tconnected\x12\x1f\n" +
+	"\vinstance_id\x18\b \x01(\tR\n" +
+	"instanceId\"\xcf\x03\n" +
 	"\x0eGroupPartition\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x1c\n" +
 	"\tpartition\x18\x02 \x01(\x05R\tpartition\x12.\n" +

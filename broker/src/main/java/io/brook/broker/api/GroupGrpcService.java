@@ -193,7 +193,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
       ListGroupsResponse.Builder b = ListGroupsResponse.newBuilder();
       for (GroupListing g : groups.list()) {
         b.addGroups(GroupSummary.newBuilder().setName(g.name()).setMode(GroupMapper.mode(g.mode()))
-            .setState(GroupMapper.state(g.state())).setMemberCount(g.memberCount()));
+            .setState(GroupMapper.state(g.state())).setMemberCount(g.memberCount()).setType(g.type()));
       }
       return b.build();
     });

@@ -19,11 +19,12 @@ final class GroupMapper {
 
   static GroupDescription describe(GroupView v) {
     GroupDescription.Builder b = GroupDescription.newBuilder().setName(v.name()).setMode(mode(v.mode()))
-        .setState(state(v.state())).setGeneration(v.generation()).putAllConfig(v.config());
+        .setState(state(v.state())).setGeneration(v.generation()).putAllConfig(v.config()).setType(v.type());
     for (GroupView.Member m : v.members()) {
       MemberDescription.Builder mb = MemberDescription.newBuilder().setMemberId(m.memberId())
           .setClientId(m.clientId()).setClientAddress(m.address()).setLastHeartbeatMs(m.lastHeartbeatMs())
-          .setLeasedRecords(m.leasedRecords()).setConnected(m.connected());
+          .setLeasedRecords(m.leasedRecords()).setConnected(m.connected())
+          .setInstanceId(m.instanceId() == null ? "" : m.instanceId());
       toTopicPartitions(m.assignment()).forEach(mb::addAssignment);
       b.addMembers(mb);
     }

@@ -78,15 +78,16 @@ final class GroupCommand {
     return String.join(" ", parts);
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "List groups: mode, state, members.")
+  @Command(name = "list", mixinStandardHelpOptions = true, description = "List groups: mode, state, members, and "
+      + "type (brook: gRPC members; classic, consumer: Kafka's protocols; ack; none: offsets only).")
   static final class ListGroups implements Callable<Integer> {
     @Mixin BrokerOption broker;
 
     @Override
     public Integer call() {
-      Table table = new Table("GROUP", "MODE", "STATE", "MEMBERS");
+      Table table = new Table("GROUP", "MODE", "STATE", "MEMBERS", "TYPE");
       for (GroupListing g : groups(BrookAdmin::listGroups)) {
-        table.row(g.name(), name(g.mode()), name(g.state()), g.memberCount());
+        table.row(g.name(), name(g.mode()), name(g.state()), g.memberCount(), g.type());
       }
       table.print(System.out);
       return 0;
@@ -109,7 +110,7 @@ final class GroupCommand {
     static void print(GroupInfo g, PrintStream out) {
       boolean ack = g.mode() == GroupMode.ACK;
       out.println("Group: " + g.name() + "  mode: " + name(g.mode()) + "  state: " + name(g.state())
-          + (ack ? "" : "  generation: " + g.generation()) + "  members: " + g.members().size());
+          + (ack ? "" : "  generation: " + g.generation()) + "  members: " + g.members().size() + "  type: " + g.type());
       List<String> config = new ArrayList<>();
       new TreeMap<>(g.config()).forEach((k, v) -> config.add(k + "=" + v));
       if (!config.isEmpty()) { // offset-mode groups have none
@@ -120,7 +121,7 @@ final class GroupCommand {
       if (!g.members().isEmpty()) {
         Table members = ack
             ? new Table("MEMBER-ID", "CLIENT-ID", "ADDRESS", "TOPICS", "LEASED", "CONNECTED", "SEEN-AGO")
-            : new Table("MEMBER-ID", "CLIENT-ID", "ADDRESS", "PARTITIONS", "HEARTBEAT-AGO");
+            : new Table("MEMBER-ID", "CLIENT-ID", "ADDRESS", "PARTITIONS", "HEARTBEAT-AGO", "INSTANCE-ID");
         for (MemberInfo m : g.members()) {
           String seen = m.lastHeartbeatMs() > 0
               ? String.format(Locale.ROOT, "%.1fs", Math.max(0, now - m.lastHeartbeatMs()) / 1000.0) : null;
@@ -128,7 +129,8 @@ final class GroupCommand {
             members.row(m.memberId(), m.clientId(), m.clientAddress(), partitions(m.assignment(), true),
                 m.leasedRecords(), m.connected() ? "yes" : "no", seen);
           } else {
-            members.row(m.memberId(), m.clientId(), m.clientAddress(), partitions(m.assignment(), false), seen);
+            members.row(m.memberId(), m.clientId(), m.clientAddress(), partitions(m.assignment(), false), seen,
+                m.instanceId());
           }
         }
         members.print(out);

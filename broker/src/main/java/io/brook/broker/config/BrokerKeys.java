@@ -112,6 +112,11 @@ public final class BrokerKeys {
       "group.journal.compact.events", "100000", s -> Parsers.longAtLeast(s, 10),
       "A group's journal (commits, deliveries, settles) is rewritten as a snapshot after this many events.",
       false);
+  public static final ConfigKey<Long> GROUP_OFFSETS_RETENTION_MS = new ConfigKey<>(
+      "group.offsets.retention.ms", "604800000", s -> Parsers.longAtLeast(s, -1),
+      "An offset-mode group with no members is deleted, with its committed offsets, once this long passed since "
+          + "its last member left or its last commit (Kafka's offsets.retention.minutes, 7 days); -1: never. A group "
+          + "a Kafka client created goes as soon as its last member leaves if it has no committed offsets.", false);
 
   // Full disk (D19): produce stops at the threshold, metadata writes at the headroom below it.
   public static final ConfigKey<Long> DISK_FREE_MIN_BYTES = new ConfigKey<>("disk.free.min.bytes",
@@ -192,6 +197,7 @@ public final class BrokerKeys {
       DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, RETENTION_CHECK_INTERVAL_MS,
       DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_HEARTBEAT_INTERVAL_MS,
       GROUP_JOURNAL_COMPACT_EVENTS,
+      GROUP_OFFSETS_RETENTION_MS,
       DISK_FREE_MIN_BYTES, DISK_HEADROOM_BYTES, DISK_FREE_PER_WRITER_BYTES, DISK_CHECK_INTERVAL_MS,
       HTTP_LISTEN, SHUTDOWN_GRACE_MS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD, TLS_CLIENT_CA_FILE,
       TLS_CLIENT_AUTH, AUTH_ENABLED, AUTH_TOKENS_FILE, AUTH_TOKENS, AUTH_PERMISSIONS_FILE, AUTH_ANONYMOUS,

@@ -11,6 +11,7 @@ import io.brook.broker.groups.GroupMode;
 import io.brook.broker.groups.GroupView;
 import io.brook.broker.groups.JoinRequest;
 import io.brook.broker.groups.JoinResult;
+import io.brook.broker.groups.OffsetDeletion;
 import io.brook.broker.groups.OffsetGroup;
 import io.brook.broker.groups.TopicPartition;
 import java.util.AbstractMap.SimpleImmutableEntry;
@@ -95,6 +96,21 @@ public final class GroupService {
   }
 
   /**
+   * Commits from the Kafka door (OffsetCommit). With generation &lt; 0 and no member it is an
+   * outsider's commit (Admin's alterConsumerGroupOffsets, kafka-consumer-groups --reset-offsets, an
+   * assign() consumer), allowed while the group has no members, and it creates an absent group as
+   * Kafka does; else the group's Kafka engine checks the member and its generation or epoch.
+   *
+   * @throws io.brook.broker.errors.BrokerException UNKNOWN_GROUP for a member's commit to an absent group
+   * @throws io.brook.broker.groups.MemberFaultException when the member may not commit now
+   */
+  public List<CommitOutcome> kafkaCommit(String group, String memberId, String instanceId, int generation,
+      List<CommitRequest> offsets, String principal) {
+    OffsetGroup g = groups.kafkaGroup(group, generation < 0);
+    return g.kafkaCommit(memberId, instanceId, generation, offsets, principal);
+  }
+
+  /**
    * Committed offsets (ack mode: the lowest unsettled ones) on the topics the caller may see: every
    * one with no query; else per query the partitions it names (null where nothing is committed) or,
    * naming none, every committed one of its topic. An unknown group has none.
@@ -123,6 +139,11 @@ public final class GroupService {
     return out;
   }
 
+  /** Whether the group exists (a bad name is INVALID_REQUEST). */
+  public boolean exists(String group) {
+    return groups.find(group) != null;
+  }
+
   /** Creates a group; offset-mode groups take no config. Answers it as the caller may see it. */
   public GroupView create(String group, GroupMode mode, Map<String, String> config, Predicate<String> visibleTopics) {
     return groups.create(group, mode, config).describe().only(visibleTopics);
@@ -138,7 +159,10 @@ public final class GroupService {
   public List<GroupListing> list() {
     List<GroupListing> out = new ArrayList<>();
     for (Group g : groups.list()) {
-      out.add(new GroupListing(g.name(), g.mode(), g.state(), g.memberCount()));
+      synchronized (g) { // one consistent picture per group
+        out.add(new GroupListing(g.name(), g.mode(), g.state(), g.memberCount(), g.protocol(), g.protocolType(),
+            g.kafkaState()));
+      }
     }
     return out;
   }
@@ -156,6 +180,17 @@ public final class GroupService {
   public List<ResetOutcome> reset(String group, Map<String, List<Integer>> partitions, ResetTo to, boolean dryRun,
       Predicate<String> resettableTopics) {
     return groups.reset(group, partitions, to, dryRun, resettableTopics);
+  }
+
+  /**
+   * Forgets committed offsets of an offset-mode group (Kafka's OffsetDelete); per partition an
+   * unknown topic or partition, or a topic a member subscribes to, is refused.
+   *
+   * @throws io.brook.broker.errors.BrokerException UNKNOWN_GROUP; GROUP_NOT_EMPTY with gRPC members;
+   *     INCONSISTENT_GROUP_MODE for an ack group
+   */
+  public List<OffsetDeletion> deleteOffsets(String group, List<TopicPartition> partitions) {
+    return groups.offsetGroup(group, false).deleteOffsets(partitions);
   }
 
   /** Deletes a group with no members, and its files. */

@@ -24,8 +24,12 @@ public final class TopicAdmin {
     this.disk = disk;
   }
 
+  /** Kafka's offsets topic, which the Kafka door shows as internal: Brook keeps offsets in group journals. */
+  public static final String KAFKA_OFFSETS_TOPIC = "__consumer_offsets";
+
   /** @param partitions 0 for the broker's default.partitions */
   public TopicInfo create(String name, int partitions, Map<String, String> config) {
+    refuseReserved(name);
     if (partitions < 0) {
       throw new BrokerException(BrokerError.INVALID_REQUEST, "partitions must be >= 0 (0: the default), got "
           + partitions);
@@ -40,6 +44,7 @@ public final class TopicAdmin {
    * @return the partition count the topic would get
    */
   public int checkCreate(String name, int partitions, Map<String, String> config) {
+    refuseReserved(name);
     if (partitions < 0) {
       throw new BrokerException(BrokerError.INVALID_REQUEST, "partitions must be >= 0 (0: the default), got "
           + partitions);
@@ -47,6 +52,13 @@ public final class TopicAdmin {
     int count = topics.checkCreate(name, partitions, config);
     disk.check(DiskWrite.TOPIC_CREATE);
     return count;
+  }
+
+  private static void refuseReserved(String name) {
+    if (KAFKA_OFFSETS_TOPIC.equals(name)) {
+      throw new BrokerException(BrokerError.TOPIC_EXISTS, "topic " + name + " exists for Kafka clients as an internal "
+          + "topic; Brook keeps committed offsets in its group journals, not in a topic");
+    }
   }
 
   /**

@@ -69,8 +69,20 @@ public final class AckGroup extends Group {
   }
 
   /** Share groups' state names in Kafka: "Stable" while a member receives, else "Empty". */
-  private String ackKafkaState() {
+  @Override
+  public synchronized String kafkaState() {
     return state() == GroupState.STABLE ? "Stable" : "Empty";
+  }
+
+  @Override
+  public GroupProtocol protocol() {
+    return GroupProtocol.NONE;
+  }
+
+  /** Kafka's nearest kind of group is the share group. */
+  @Override
+  public String protocolType() {
+    return "share";
   }
 
   AckWindows windows() {
@@ -339,7 +351,7 @@ public final class AckGroup extends Group {
           ap.unsettled(), ap.deadLettered(), ap.redeliveries(), ap.deletedUnsettled()));
     }
     parts.sort((a, b) -> a.tp().compareTo(b.tp()));
-    return new GroupView(name, mode(), GroupProtocol.NONE, "share", "", state(), ackKafkaState(), 0, config.effective(), ms,
+    return new GroupView(name, mode(), GroupProtocol.NONE, "share", "", state(), kafkaState(), 0, config.effective(), ms,
         parts);
   }
 

@@ -25,6 +25,8 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
   private final Map<TopicPartition, Keyed> byTp = new HashMap<>();
   private int nextKey;
   private volatile boolean deleted;
+  /** Created by a Kafka join or commit: it goes once it is empty with no offsets (GroupManager's tick). */
+  protected boolean implicit;
 
   /** A journal key: a topic partition of one incarnation of its topic. */
   protected record Keyed(int key, TopicPartition tp, UUID topicId) {}
@@ -39,6 +41,11 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
     return name;
   }
 
+  /** Whether a Kafka join or commit created it, rather than CreateGroup or a gRPC call. */
+  public synchronized boolean implicit() {
+    return implicit;
+  }
+
   public abstract GroupMode mode();
 
   public synchronized GroupConfig config() {
@@ -49,6 +56,15 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
   public abstract int memberCount();
 
   public abstract GroupState state();
+
+  /** The protocol its members speak or last spoke (NONE for ack mode). */
+  public abstract GroupProtocol protocol();
+
+  /** Kafka's protocol type: "consumer" for consumer groups (Brook's offset-mode members too), "" when none. */
+  public abstract String protocolType();
+
+  /** The state under Kafka's name ("Empty", "Stable", ...). */
+  public abstract String kafkaState();
 
   public abstract GroupView describe();
 
@@ -89,6 +105,8 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
     for (JournalEvent e : events) {
       if (e instanceof JournalEvent.Config c) {
         config = GroupConfig.of(name, c.overrides());
+      } else if (e instanceof JournalEvent.Identity i) {
+        implicit = i.implicit();
       } else if (e instanceof JournalEvent.PartitionKey k) {
         Keyed keyed = new Keyed(k.key(), new TopicPartition(k.topic(), k.partition()), k.topicId());
         Keyed old = byTp.put(keyed.tp(), keyed);
@@ -144,6 +162,13 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
     return byTp.get(tp);
   }
 
+  /** Drops the key of a topic partition; the event that says so goes into {@code events}. */
+  protected void forgetKey(Keyed k, List<JournalEvent> events) {
+    byKey.remove(k.key());
+    byTp.remove(k.tp());
+    events.add(new JournalEvent.Forget(k.key()));
+  }
+
   /** Drops the keys of a deleted topic; returns them. */
   protected List<Integer> forgetTopic(Topic topic) {
     List<Integer> gone = new ArrayList<>();
@@ -178,6 +203,7 @@ public abstract sealed class Group permits OffsetGroup, AckGroup {
   synchronized List<JournalEvent> snapshot() {
     List<JournalEvent> events = new ArrayList<>();
     events.add(new JournalEvent.Config(mode(), config.overrides()));
+    events.add(new JournalEvent.Identity(name, implicit));
     for (Keyed k : byKey.values()) {
       events.add(new JournalEvent.PartitionKey(k.key(), k.tp().topic(), k.topicId(), k.tp().partition()));
     }

@@ -40,6 +40,8 @@ public final class GroupManager implements AutoCloseable {
   private final long compactAfter;
   private final Map<String, Group> groups = new ConcurrentHashMap<>();
   private int maxGroups = Integer.MAX_VALUE;
+  /** group.offsets.retention.ms: how long an empty offset group is kept after its last activity. */
+  private volatile long retentionMs = Long.MAX_VALUE;
 
   public GroupManager(Path dataDir, GroupContext ctx, LogFactory logFactory, long compactAfter) {
     this.groupsDir = dataDir.resolve("groups");
@@ -56,13 +58,18 @@ public final class GroupManager implements AutoCloseable {
     this.maxGroups = maxGroups;
   }
 
+  /** group.offsets.retention.ms; -1 keeps empty groups for ever. */
+  public void retention(long offsetsRetentionMs) {
+    this.retentionMs = offsetsRetentionMs < 0 ? Long.MAX_VALUE : offsetsRetentionMs;
+  }
+
   /** Opens every group found on disk (the topics must be recovered first). */
   public synchronized void recover() {
     try {
       Files.createDirectories(groupsDir);
       try (Stream<Path> dirs = Files.list(groupsDir)) {
         for (Path dir : dirs.sorted().toList()) {
-          String name = dir.getFileName().toString();
+          String dirName = dir.getFileName().toString();
           GroupJournal.Opened opened = GroupJournal.open(dir, logFactory, ctx.clock(), compactAfter);
           if (opened == null) {
             log.warn("Ignoring {}: no complete group journal (a creation cut short); removing it", dir);
@@ -71,7 +78,10 @@ public final class GroupManager implements AutoCloseable {
           }
           JournalEvent.Config c = (JournalEvent.Config) opened.events().stream()
               .filter(e -> e instanceof JournalEvent.Config).findFirst().orElseThrow(
-                  () -> new IllegalStateException("group journal of " + name + " holds no config"));
+                  () -> new IllegalStateException("group journal of " + dirName + " holds no config"));
+          // A hashed directory's group is named by its journal; older journals by their directory.
+          String name = opened.events().stream().filter(e -> e instanceof JournalEvent.Identity)
+              .map(e -> ((JournalEvent.Identity) e).name()).findFirst().orElse(dirName);
           Group g = newGroup(name, c.mode(), GroupConfig.of(name, c.overrides()));
           g.attach(opened.journal());
           g.replayAll(opened.events());
@@ -93,9 +103,14 @@ public final class GroupManager implements AutoCloseable {
     return mode == GroupMode.ACK ? new AckGroup(name, ctx, config) : new OffsetGroup(name, ctx, config);
   }
 
-  /** Creates a group; ALREADY_EXISTS when it exists. */
+  /** Creates a group named by gRPC's rule (a Brook name); ALREADY_EXISTS when it exists. */
   public synchronized Group create(String name, GroupMode mode, Map<String, String> config) {
     TopicName.check("group", name);
+    return create(name, mode, config, false);
+  }
+
+  private Group create(String name, GroupMode mode, Map<String, String> config, boolean implicit) {
+    GroupIds.check(name);
     if (mode == GroupMode.OFFSET && !config.isEmpty()) {
       throw offsetGroupsTakeNoConfig();
     }
@@ -109,17 +124,20 @@ public final class GroupManager implements AutoCloseable {
     }
     ctx.disk().check(DiskWrite.GROUP_CREATE); // a new journal: a new memory-mapped file
     Group g = newGroup(name, mode, gc);
-    g.attach(GroupJournal.create(groupsDir.resolve(name), logFactory, ctx.clock(), compactAfter,
-        List.of(new JournalEvent.Config(mode, gc.overrides()))));
+    g.implicit = implicit;
+    String dirName = GroupIds.directoryOf(name);
+    g.attach(GroupJournal.create(groupsDir.resolve(dirName), logFactory, ctx.clock(), compactAfter,
+        List.of(new JournalEvent.Config(mode, gc.overrides()), new JournalEvent.Identity(name, implicit))));
     groups.put(name, g);
-    log.info("Created {} group {}", mode.name().toLowerCase(), name);
+    log.info("Created {} group {}{}", mode.name().toLowerCase(), name, dirName.equals(name) ? ""
+        : " (directory " + dirName + ")");
     return g;
   }
 
   public Group get(String name) {
     Group g = groups.get(name);
     if (g == null) {
-      TopicName.check("group", name);
+      GroupIds.check(name);
       throw new BrokerException(BrokerError.UNKNOWN_GROUP, "unknown group '" + name + "'");
     }
     return g;
@@ -127,29 +145,38 @@ public final class GroupManager implements AutoCloseable {
 
   /** The group, or null. */
   public Group find(String name) {
-    TopicName.check("group", name);
+    GroupIds.check(name);
     return groups.get(name);
   }
 
   /** The offset group, created when absent (JoinGroup, a commit from outside); refuses an ack group. */
   public OffsetGroup offsetGroup(String name, boolean create) {
-    return (OffsetGroup) inMode(name, GroupMode.OFFSET, create,
+    return (OffsetGroup) inMode(name, GroupMode.OFFSET, create, false,
         "is in ack mode: use AckService (Receive, Settle), not offset-mode calls");
+  }
+
+  /**
+   * The offset group a Kafka client names (any id {@link GroupIds} allows), created when absent as an
+   * implicit group: it goes once its last member left if it has no offsets.
+   */
+  public OffsetGroup kafkaGroup(String id, boolean create) {
+    return (OffsetGroup) inMode(id, GroupMode.OFFSET, create, true,
+        "is in ack mode (a share group to Kafka): Kafka consumers cannot use it");
   }
 
   /** The ack group, created when absent (Receive); refuses an offset group. */
   public AckGroup ackGroup(String name, boolean create) {
-    return (AckGroup) inMode(name, GroupMode.ACK, create,
+    return (AckGroup) inMode(name, GroupMode.ACK, create, false,
         "is in offset mode: join it with GroupService.JoinGroup, or use another group for ack mode");
   }
 
-  private Group inMode(String name, GroupMode mode, boolean create, String otherwise) {
+  private Group inMode(String name, GroupMode mode, boolean create, boolean kafka, String otherwise) {
     Group g = groups.get(name);
     if (g == null && create) {
       synchronized (this) {
         g = groups.get(name);
         if (g == null) {
-          g = create(name, mode, Map.of());
+          g = kafka ? create(name, mode, Map.of(), true) : create(name, mode, Map.of());
         }
       }
     }
@@ -300,21 +327,40 @@ public final class GroupManager implements AutoCloseable {
       } else {
         ((AckGroup) g).requireNoStreams("delete");
       }
-      g.markDeleted();
-      groups.remove(name);
-      g.closeJournal(false);
+      remove(g);
     }
+    log.info("Deleted group {}", name);
+  }
+
+  /** Deletes an offset group that expired (see {@link OffsetGroup#expired}), if it still has. */
+  private synchronized void expire(OffsetGroup g, long now) {
+    synchronized (g) {
+      if (groups.get(g.name()) != g || !g.expired(now, retentionMs)) {
+        return;
+      }
+      remove(g);
+    }
+    log.info("Deleted group {}: {}", g.name(), g.implicit() && g.committed().isEmpty()
+        ? "its last member left and it has no committed offsets"
+        : "empty for group.offsets.retention.ms (" + retentionMs + " ms)");
+  }
+
+  /** Takes the group out and its files away. Callers hold this manager's monitor and the group's. */
+  private void remove(Group g) {
+    String name = g.name();
+    g.markDeleted();
+    groups.remove(name);
+    g.closeJournal(false);
     // Not the name: "group-" + a 249-character name + a UUID is over the 255-byte limit of file names,
     // the move failed, and the deleted group came back at the next start.
     Path trashed = trashDir.resolve("group-" + UUID.randomUUID());
     try {
       Files.createDirectories(trashDir);
-      Files.move(groupsDir.resolve(name), trashed, StandardCopyOption.ATOMIC_MOVE);
+      Files.move(groupsDir.resolve(GroupIds.directoryOf(name)), trashed, StandardCopyOption.ATOMIC_MOVE);
       GroupJournal.deleteTree(trashed);
     } catch (IOException | UncheckedIOException e) {
       log.warn("Group {} deleted, but its files could not all be removed yet: {}", name, e.getMessage());
     }
-    log.info("Deleted group {}", name);
   }
 
   /** Runs timeouts of every group (sessions, rebalances, leases): the broker's timer calls it often. */
@@ -323,6 +369,9 @@ public final class GroupManager implements AutoCloseable {
     for (Group g : groups.values()) {
       try {
         g.tick(now);
+        if (g instanceof OffsetGroup o && o.expired(now, retentionMs)) {
+          expire(o, now);
+        }
       } catch (RuntimeException e) {
         log.warn("Group {}: timeout check failed: {}", g.name(), e.toString());
       }

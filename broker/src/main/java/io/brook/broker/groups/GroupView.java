@@ -43,6 +43,15 @@ public record GroupView(String name, GroupMode mode, GroupProtocol protocol, Str
   public record PartitionView(TopicPartition tp, long committed, long logStart, long end, String owner,
       long unsettled, long deadLettered, long redeliveries, long deletedUnsettled) {}
 
+  /** How its members consume, as gRPC and the CLI show it: "ack", or the protocol ("none", "brook", "classic", "consumer"). */
+  public String type() {
+    return typeOf(mode, protocol);
+  }
+
+  public static String typeOf(GroupMode mode, GroupProtocol protocol) {
+    return mode == GroupMode.ACK ? "ack" : protocol.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
   /**
    * The view without what it says about other topics (their partitions, and members' assignments
    * of them): what a caller without a permission on those topics may see.

@@ -51,6 +51,15 @@ sealed interface JournalEvent {
   /** The snapshot that opens a journal is complete. */
   record SnapshotEnd() implements JournalEvent {}
 
+  /** Offset mode: the protocol its members speak from now on (journals without it: BROOK after a Generation). */
+  record Protocol(GroupProtocol protocol) implements JournalEvent {}
+
+  /**
+   * The group's id (its directory may be a hash of it) and whether a Kafka join or commit created it
+   * (it then goes when it is empty and has no offsets). Journals without it: the directory name, explicit.
+   */
+  record Identity(String name, boolean implicit) implements JournalEvent {}
+
   static byte[] encode(JournalEvent event) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
     try (DataOutputStream out = new DataOutputStream(bytes)) {
@@ -102,6 +111,13 @@ sealed interface JournalEvent {
         out.writeByte(10);
       } else if (event instanceof Undelivered u) {
         writeRanges(out, 11, u.key(), u.ranges());
+      } else if (event instanceof Protocol p) {
+        out.writeByte(12);
+        out.writeByte(p.protocol().ordinal());
+      } else if (event instanceof Identity i) {
+        out.writeByte(13);
+        out.writeUTF(i.name());
+        out.writeBoolean(i.implicit());
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -150,6 +166,8 @@ sealed interface JournalEvent {
       case 9 -> new Forget(in.readInt());
       case 10 -> new SnapshotEnd();
       case 11 -> new Undelivered(in.readInt(), readLongs(in));
+      case 12 -> new Protocol(GroupProtocol.values()[in.readUnsignedByte()]);
+      case 13 -> new Identity(in.readUTF(), in.readBoolean());
       default -> throw new IOException("unknown journal event tag " + tag);
     };
   }

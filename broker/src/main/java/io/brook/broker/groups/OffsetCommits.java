@@ -82,6 +82,19 @@ final class OffsetCommits {
     return out;
   }
 
+  boolean isEmpty() {
+    return byKey.isEmpty();
+  }
+
+  /** When the last commit was made, or Long.MIN_VALUE with none. */
+  long lastCommitMs() {
+    long last = Long.MIN_VALUE;
+    for (CommittedOffset co : byKey.values()) {
+      last = Math.max(last, co.timeMs());
+    }
+    return last;
+  }
+
   void forget(List<Integer> keys) {
     keys.forEach(byKey::remove);
   }

@@ -1,5 +1,6 @@
 package io.brook.broker.groups;
 
+import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.errors.Ownership;
@@ -11,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -45,11 +47,18 @@ public final class OffsetGroup extends Group {
   /** Kafka-protocol members, when a Kafka client ever joined since the start; null otherwise. */
   private Membership engine;
   private GroupProtocol protocol = GroupProtocol.NONE;
+  /** A Protocol event was replayed: a later Generation event does not mean BROOK (old journals have none). */
+  private boolean protocolJournaled;
   private final MembershipHost host = new Host();
+  /** Since when the group has had no members (its creation, the broker's start, its last member's leaving). */
+  private long emptySinceMs;
+  /** Its last member left (not merely created empty): an implicit group with no offsets may go now. */
+  private boolean membersLeft;
 
   OffsetGroup(String name, GroupContext ctx, GroupConfig config) {
     super(name, ctx, config);
     this.commits = new OffsetCommits(this);
+    this.emptySinceMs = ctx.clock().millis();
   }
 
   @Override
@@ -68,8 +77,35 @@ public final class OffsetGroup extends Group {
   }
 
   /** The protocol its members speak, or last spoke. */
+  @Override
   public synchronized GroupProtocol protocol() {
     return protocol;
+  }
+
+  /** Whether the Kafka engine speaks for the group: it has Kafka members, or no gRPC members and an engine. */
+  private boolean kafkaServed() {
+    return kafkaMembers() > 0 || (engine != null && members.isEmpty());
+  }
+
+  /** Brook's own members are consumers to Kafka's tools too (they show them with their lag). */
+  @Override
+  public synchronized String protocolType() {
+    if (kafkaServed() && !engine.protocolType().isEmpty()) {
+      return engine.protocolType();
+    }
+    return protocol == GroupProtocol.NONE ? "" : "consumer";
+  }
+
+  @Override
+  public synchronized String kafkaState() {
+    if (kafkaServed()) {
+      return engine.kafkaState();
+    }
+    return switch (state) {
+      case EMPTY -> "Empty";
+      case REBALANCING -> "PreparingRebalance";
+      case STABLE -> "Stable";
+    };
   }
 
   private int kafkaMembers() {
@@ -95,11 +131,19 @@ public final class OffsetGroup extends Group {
           + " protocol: a member of the " + wanted.name().toLowerCase() + " protocol cannot join it until they leave");
     }
     if (engine == null || engine.protocol() != wanted) {
+      protocolIs(wanted);
       engine = make.apply(host);
-      protocol = wanted;
       log.info("Group {}: now served by the {} protocol", name, wanted.name().toLowerCase());
     }
     return type.cast(engine);
+  }
+
+  /** Journals the protocol its members speak when it changes, so describe and list show it after a restart. */
+  private void protocolIs(GroupProtocol now) {
+    if (protocol != now) {
+      write(List.of(new JournalEvent.Protocol(now)));
+      protocol = now;
+    }
   }
 
   /** The engine of this protocol when the group has it, else null. */
@@ -122,7 +166,7 @@ public final class OffsetGroup extends Group {
         throw new MemberFaultException(MemberFault.UNKNOWN_MEMBER_ID, "group '" + name + "' has " + memberCount()
             + " member(s): only a member (member id and generation) can commit now");
       }
-    } else if (kafkaMembers() > 0 || (engine != null && members.isEmpty())) {
+    } else if (kafkaServed()) {
       engine.checkCommit(memberId, instanceId, generationOrEpoch, caller);
     } else if (!members.isEmpty()) {
       throw error(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name + "' has Brook (gRPC) members: "
@@ -144,7 +188,7 @@ public final class OffsetGroup extends Group {
       throw error(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name + "' has " + kafkaMembers() + " Kafka ("
           + engine.protocol().name().toLowerCase() + " protocol) member(s): a gRPC member cannot join it until they leave");
     }
-    protocol = GroupProtocol.BROOK;
+    protocolIs(GroupProtocol.BROOK);
     long now = ctx.clock().millis();
     OffsetMember m;
     if (request.memberId().isEmpty()) {
@@ -263,6 +307,48 @@ public final class OffsetGroup extends Group {
     return commits.commit(offsets);
   }
 
+  /**
+   * Forgets committed offsets (Kafka's OffsetDelete): refused while gRPC members are in, and per
+   * partition for a topic a Kafka member subscribes to (it would start over from its reset policy
+   * under the member's feet). A partition with nothing committed is no error.
+   */
+  public synchronized List<OffsetDeletion> deleteOffsets(List<TopicPartition> partitions) {
+    if (!members.isEmpty()) {
+      throw error(BrokerError.GROUP_NOT_EMPTY, "group '" + name + "' has " + members.size()
+          + " Brook (gRPC) member(s): its offsets can be deleted once they leave");
+    }
+    ctx.disk().check(DiskWrite.GROUP_RESET);
+    Set<String> subscribed = kafkaMembers() > 0 ? engine.subscribedTopics() : Set.of();
+    List<OffsetDeletion> out = new ArrayList<>();
+    List<JournalEvent> events = new ArrayList<>();
+    List<Integer> forgotten = new ArrayList<>();
+    for (TopicPartition tp : partitions) {
+      if (subscribed.contains(tp.topic())) {
+        out.add(new OffsetDeletion(tp, new MemberFaultException(MemberFault.GROUP_SUBSCRIBED_TO_TOPIC, "a member of group '"
+            + name + "' subscribes to topic " + tp.topic())));
+        continue;
+      }
+      try {
+        ctx.topics().get(tp.topic()).partition(tp.partition());
+      } catch (BrokerException e) {
+        out.add(new OffsetDeletion(tp, e));
+        continue;
+      }
+      Keyed k = keyed(tp);
+      if (k != null) {
+        forgotten.add(k.key());
+        forgetKey(k, events);
+      }
+      out.add(new OffsetDeletion(tp, null));
+    }
+    commits.forget(forgotten); // before the append, as a commit: an append that compacts snapshots the state
+    write(events);
+    if (!events.isEmpty()) {
+      log.info("Group {}: committed offsets of {} partition(s) deleted", name, forgotten.size());
+    }
+    return out;
+  }
+
   /** Every committed offset of the group. */
   public synchronized Map<TopicPartition, CommittedOffset> committed() {
     return commits.all();
@@ -272,6 +358,26 @@ public final class OffsetGroup extends Group {
   synchronized void setOffsets(Map<Partition, Long> offsets) {
     requireEmpty("reset the offsets of");
     commits.set(offsets);
+  }
+
+  private void emptied(long now) {
+    emptySinceMs = now;
+    membersLeft = true;
+  }
+
+  /**
+   * Whether the group may go now: it has no members, and either a Kafka join or commit created it,
+   * its last member left and it has no offsets (a console consumer's throwaway group), or nothing
+   * happened in it (members, commits) for {@code retentionMs} (Kafka's offsets.retention.minutes).
+   */
+  synchronized boolean expired(long now, long retentionMs) {
+    if (memberCount() > 0) {
+      return false;
+    }
+    if (implicit && membersLeft && commits.isEmpty()) {
+      return true;
+    }
+    return now - Math.max(commits.lastCommitMs(), emptySinceMs) >= retentionMs;
   }
 
   synchronized void requireEmpty(String action) {
@@ -318,6 +424,7 @@ public final class OffsetGroup extends Group {
     if (members.isEmpty()) {
       state = GroupState.EMPTY;
       owners = new HashMap<>();
+      emptied(now);
       return;
     }
     startRebalance(now, why);
@@ -356,6 +463,7 @@ public final class OffsetGroup extends Group {
     if (members.isEmpty()) {
       state = GroupState.EMPTY;
       owners = new HashMap<>();
+      emptied(now);
       return;
     }
     generation++;
@@ -405,7 +513,7 @@ public final class OffsetGroup extends Group {
     for (OffsetMember m : members.values()) {
       ms.add(new GroupView.Member(m.id, m.clientId, m.address, m.assignment, m.lastHeartbeatMs, 0, true));
     }
-    boolean kafka = kafkaMembers() > 0 || (engine != null && members.isEmpty());
+    boolean kafka = kafkaServed();
     Map<TopicPartition, String> owners = kafka ? engine.owners() : this.owners;
     if (kafka) {
       ms.addAll(engine.members());
@@ -428,20 +536,20 @@ public final class OffsetGroup extends Group {
       parts.put(tp, new GroupView.PartitionView(tp, co == null ? -1 : co.offset(), start, end,
           owners.getOrDefault(tp, ""), 0, 0, 0, 0));
     }
-    String kafkaState = kafka ? engine.kafkaState() : switch (state) {
-      case EMPTY -> "Empty";
-      case REBALANCING -> "PreparingRebalance";
-      case STABLE -> "Stable";
-    };
-    return new GroupView(name, mode(), protocol, kafka ? engine.protocolType() : "",
-        kafka ? engine.protocolName() : "", state(), kafkaState, generation, Map.of(), ms, List.copyOf(parts.values()));
+    return new GroupView(name, mode(), protocol, protocolType(), kafka ? engine.protocolName() : "", state(),
+        kafkaState(), generation, Map.of(), ms, List.copyOf(parts.values()));
   }
 
   @Override
   protected void replay(JournalEvent event) {
     if (event instanceof JournalEvent.Generation g) {
       generation = g.generation();
-      protocol = GroupProtocol.BROOK; // until the journal records the protocol itself
+      if (!protocolJournaled) {
+        protocol = GroupProtocol.BROOK; // a journal from before the Protocol event: only gRPC members had generations
+      }
+    } else if (event instanceof JournalEvent.Protocol p) {
+      protocol = p.protocol();
+      protocolJournaled = true;
     } else {
       commits.replay(event);
     }
@@ -454,6 +562,7 @@ public final class OffsetGroup extends Group {
   protected List<JournalEvent> snapshotState() {
     List<JournalEvent> events = new ArrayList<>();
     events.add(new JournalEvent.Generation(generation));
+    events.add(new JournalEvent.Protocol(protocol));
     commits.snapshot(events);
     return events;
   }
@@ -555,6 +664,7 @@ public final class OffsetGroup extends Group {
     @Override
     public void membershipEmptied() {
       log.info("Group {}: its last member left", name);
+      emptied(ctx.clock().millis());
     }
   }
 

@@ -69,6 +69,7 @@ final class StatsJson {
     w.beginObject()
         .name("name").value(g.name())
         .name("mode").value(g.mode().name())
+        .name("type").value(g.type())
         .name("state").value(g.state().name())
         .name("members").value(g.members().size());
     w.name("partitions").beginArray();

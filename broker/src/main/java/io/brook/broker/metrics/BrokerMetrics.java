@@ -139,6 +139,16 @@ public final class BrokerMetrics {
    * offset groups, unsettled records, redeliveries and dead letters of ack groups.
    */
   private void groupMetrics() {
+    GaugeWithCallback.builder().name("brook_group_members")
+        .help("Members of each group, with how they consume (type: brook, classic, consumer, ack, none).")
+        .labelNames("group", "type")
+        .callback(cb -> {
+          for (Group g : groups.list()) {
+            synchronized (g) { // the count and the type of one moment
+              cb.call(g.memberCount(), g.name(), GroupView.typeOf(g.mode(), g.protocol()));
+            }
+          }
+        }).register(registry);
     GaugeWithCallback.builder().name("brook_group_lag_records")
         .help("Offset groups: records between the committed offset and the end of the log, summed over the "
             + "topic's partitions that have a committed offset.")

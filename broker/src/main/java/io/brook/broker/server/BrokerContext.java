@@ -167,6 +167,7 @@ final class BrokerContext {
         maxSessionTimeoutMs, config.get(BrokerKeys.GROUP_HEARTBEAT_INTERVAL_MS), disk), logFactory,
         config.get(BrokerKeys.GROUP_JOURNAL_COMPACT_EVENTS));
     groups.limit(config.get(BrokerKeys.MAX_GROUPS));
+    groups.retention(config.get(BrokerKeys.GROUP_OFFSETS_RETENTION_MS));
     outbound = outboundMemory(config.get(BrokerKeys.OUTBOUND_MAX_BYTES),
         config.get(BrokerKeys.OUTBOUND_CLIENT_MAX_BYTES));
     metrics = new BrokerMetrics(topics, groups, disk, retention, connections::open, draining::open, outbound);

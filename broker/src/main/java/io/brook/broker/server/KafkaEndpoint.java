@@ -5,16 +5,24 @@ import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
 import io.brook.broker.kafka.access.AuthenticationGate;
+import io.brook.broker.kafka.apis.ConsumerOffsetsTopic;
 import io.brook.broker.kafka.apis.CreatePartitionsApi;
 import io.brook.broker.kafka.apis.CreateTopicsApi;
+import io.brook.broker.kafka.apis.DeleteGroupsApi;
 import io.brook.broker.kafka.apis.DeleteTopicsApi;
 import io.brook.broker.kafka.apis.DescribeClusterApi;
 import io.brook.broker.kafka.apis.DescribeConfigsApi;
+import io.brook.broker.kafka.apis.DescribeGroupsApi;
 import io.brook.broker.kafka.apis.FetchApi;
+import io.brook.broker.kafka.apis.FindCoordinatorApi;
 import io.brook.broker.kafka.apis.IncrementalAlterConfigsApi;
 import io.brook.broker.kafka.apis.InitProducerIdApi;
+import io.brook.broker.kafka.apis.ListGroupsApi;
 import io.brook.broker.kafka.apis.ListOffsetsApi;
 import io.brook.broker.kafka.apis.MetadataApi;
+import io.brook.broker.kafka.apis.OffsetCommitApi;
+import io.brook.broker.kafka.apis.OffsetDeleteApi;
+import io.brook.broker.kafka.apis.OffsetFetchApi;
 import io.brook.broker.kafka.apis.ProduceApi;
 import io.brook.broker.kafka.sasl.SaslAuthenticateApi;
 import io.brook.broker.kafka.sasl.SaslHandshakeApi;
@@ -52,10 +60,11 @@ final class KafkaEndpoint implements AutoCloseable {
    * core services of the context.
    */
   private static List<KafkaApi> apis(BrokerContext ctx) {
+    ConsumerOffsetsTopic offsetsTopic = new ConsumerOffsetsTopic(ctx.groupService);
     return List.of(
         new SaslHandshakeApi(ctx.security.kafka()),
         new SaslAuthenticateApi(ctx.security.kafka()),
-        new MetadataApi(ctx.topicAdmin, ctx.autoCreateTopics),
+        new MetadataApi(ctx.topicAdmin, ctx.autoCreateTopics, offsetsTopic),
         new DescribeClusterApi(),
         new CreateTopicsApi(ctx.topicAdmin),
         new DeleteTopicsApi(ctx.topicAdmin),
@@ -65,7 +74,14 @@ final class KafkaEndpoint implements AutoCloseable {
         new ListOffsetsApi(ctx.fetch, ctx.offsetTimes),
         new InitProducerIdApi(ctx.produce),
         new ProduceApi(ctx.produce, ctx.topicAdmin),
-        new FetchApi(ctx.fetch, ctx.topicAdmin));
+        new FetchApi(ctx.fetch, ctx.topicAdmin),
+        new FindCoordinatorApi(offsetsTopic),
+        new OffsetCommitApi(ctx.groupService, ctx.topicAdmin),
+        new OffsetFetchApi(ctx.groupService, ctx.topicAdmin),
+        new ListGroupsApi(ctx.groupService),
+        new DescribeGroupsApi(ctx.groupService),
+        new DeleteGroupsApi(ctx.groupService),
+        new OffsetDeleteApi(ctx.groupService));
   }
 
   synchronized void start() throws IOException {

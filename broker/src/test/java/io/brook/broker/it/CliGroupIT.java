@@ -266,7 +266,7 @@ class CliGroupIT {
       member.process().destroyForcibly();
     }
     assertThat(describe("busy").memberCount()).as("the member left on SIGTERM").isZero();
-    assertThat(ok(brook("group", "list")).lines()).anyMatch(l -> l.matches("busy\\s+offset\\s+empty\\s+0"));
+    assertThat(ok(brook("group", "list")).lines()).anyMatch(l -> l.matches("busy\\s+offset\\s+empty\\s+0\\s+brook"));
 
     assertThat(ok(brook("group", "delete", "busy")).stdout()).contains("Deleted group busy");
     assertThat(ok(brook("group", "list")).lines()).noneMatch(l -> l.startsWith("busy "));

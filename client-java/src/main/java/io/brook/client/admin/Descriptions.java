@@ -24,7 +24,7 @@ final class Descriptions {
   }
 
   static GroupListing listing(GroupSummary g) {
-    return new GroupListing(g.getName(), mode(g.getMode()), state(g.getState()), g.getMemberCount());
+    return new GroupListing(g.getName(), mode(g.getMode()), state(g.getState()), g.getMemberCount(), g.getType());
   }
 
   static GroupInfo group(GroupDescription g) {
@@ -36,7 +36,8 @@ final class Descriptions {
       }
       assignment.replaceAll((k, v) -> List.copyOf(v));
       members.add(new MemberInfo(m.getMemberId(), m.getClientId(), m.getClientAddress(), assignment,
-          m.getLastHeartbeatMs(), m.getLeasedRecords(), m.getConnected()));
+          m.getLastHeartbeatMs(), m.getLeasedRecords(), m.getConnected(),
+          m.getInstanceId().isEmpty() ? null : m.getInstanceId()));
     }
     List<GroupPartitionInfo> partitions = new ArrayList<>(g.getPartitionsCount());
     for (GroupPartition p : g.getPartitionsList()) {
@@ -46,7 +47,7 @@ final class Descriptions {
           p.getDeadLetteredRecords(), p.getRedeliveries(), p.getRetentionDeletedRecords()));
     }
     return new GroupInfo(g.getName(), mode(g.getMode()), state(g.getState()), g.getGeneration(), g.getConfigMap(),
-        members, partitions);
+        members, partitions, g.getType());
   }
 
   static GroupOffset offset(CommittedOffset c) {

@@ -41,11 +41,13 @@ public final class MetadataApi implements KafkaApi {
 
   private final TopicAdmin admin;
   private final boolean autoCreate;
+  private final ConsumerOffsetsTopic offsetsTopic;
 
   /** @param autoCreate auto.create.topics.enable */
-  public MetadataApi(TopicAdmin admin, boolean autoCreate) {
+  public MetadataApi(TopicAdmin admin, boolean autoCreate, ConsumerOffsetsTopic offsetsTopic) {
     this.admin = admin;
     this.autoCreate = autoCreate;
+    this.offsetsTopic = offsetsTopic;
   }
 
   @Override
@@ -77,6 +79,9 @@ public final class MetadataApi implements KafkaApi {
     KafkaCaller caller = request.caller();
     if (all) { // only what the caller may see, as gRPC's ListTopics
       admin.list().stream().filter(t -> caller.anyOnTopic(t.name())).forEach(t -> topics.add(topic(t)));
+      if (offsetsTopic.listed()) {
+        topics.add(ConsumerOffsetsTopic.metadata());
+      }
     } else {
       boolean mayCreate = autoCreate && (version < 4 || body.allowAutoTopicCreation());
       for (MetadataRequestTopic asked : body.topics()) {
@@ -99,6 +104,9 @@ public final class MetadataApi implements KafkaApi {
   }
 
   private MetadataResponseTopic byName(String name, boolean mayCreate, KafkaCaller caller) {
+    if (ConsumerOffsetsTopic.is(name)) {
+      return ConsumerOffsetsTopic.metadata();
+    }
     try {
       TopicAdmin.checkName(name);
     } catch (BrokerException e) {
@@ -133,6 +141,9 @@ public final class MetadataApi implements KafkaApi {
   }
 
   private MetadataResponseTopic byId(Uuid id, KafkaCaller caller) {
+    if (ConsumerOffsetsTopic.ID.equals(id)) {
+      return ConsumerOffsetsTopic.metadata();
+    }
     TopicInfo t = Uuid.ZERO_UUID.equals(id) ? null : admin.describe(TopicIds.toBrook(id));
     if (t == null) {
       return new MetadataResponseTopic().setName(null).setTopicId(id).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code());

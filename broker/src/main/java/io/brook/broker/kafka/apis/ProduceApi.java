@@ -155,6 +155,9 @@ public final class ProduceApi implements KafkaApi {
     if (!caller.produce(topic)) { // before anything about the data or the topic is told
       return Unauthorized.topic(caller, "produce", topic);
     }
+    if (ConsumerOffsetsTopic.is(topic)) {
+      return new Failure(Errors.TOPIC_AUTHORIZATION_FAILED, topic + " is internal: commit offsets with OffsetCommit");
+    }
     if (!(p.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
       return corrupt("no record batch for partition " + p.index());
     }

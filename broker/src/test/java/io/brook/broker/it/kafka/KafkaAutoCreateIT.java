@@ -14,7 +14,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -107,10 +106,10 @@ class KafkaAutoCreateIT {
       p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 60_000);
       try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(),
           new StringSerializer())) {
-        // kafka-clients asks for a transaction coordinator first: FindCoordinator is not served (next issue:
-        // key type transaction must then fail as clearly), so it fails at once, before InitProducerId.
-        assertThatThrownBy(producer::initTransactions).isInstanceOf(UnsupportedVersionException.class)
-            .hasMessageContaining("FIND_COORDINATOR");
+        // kafka-clients asks for a transaction coordinator first: FindCoordinator refuses the transaction key
+        // type as InitProducerId refuses a transactional id, fatal to the client, so it fails at once.
+        assertThatThrownBy(producer::initTransactions)
+            .isInstanceOf(org.apache.kafka.common.errors.TransactionalIdAuthorizationException.class);
       }
     }
   }

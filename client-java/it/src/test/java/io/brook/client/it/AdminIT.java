@@ -123,7 +123,7 @@ class AdminIT {
         .commitOffsets(CommitOffsetsRequest.newBuilder().setGroup("readers")
             .addOffsets(OffsetCommit.newBuilder().setTopic("events").setPartition(0).setOffset(6))
             .addOffsets(OffsetCommit.newBuilder().setTopic("events").setPartition(1).setOffset(4)).build());
-    assertThat(admin.listGroups()).contains(new GroupListing("readers", GroupMode.OFFSET, GroupState.EMPTY, 0));
+    assertThat(admin.listGroups()).contains(new GroupListing("readers", GroupMode.OFFSET, GroupState.EMPTY, 0, "none"));
     GroupInfo readers = admin.describeGroup("readers");
     assertThat(readers.mode()).isEqualTo(GroupMode.OFFSET);
     assertThat(readers.partitions()).extracting(GroupPartitionInfo::committedOffset).containsExactly(6L, 4L);

@@ -10,11 +10,15 @@ import io.brook.broker.kafka.apis.DeleteTopicsApi;
 import io.brook.broker.kafka.apis.DescribeClusterApi;
 import io.brook.broker.kafka.apis.DescribeConfigsApi;
 import io.brook.broker.kafka.apis.FetchApi;
+import io.brook.broker.kafka.apis.HeartbeatApi;
 import io.brook.broker.kafka.apis.IncrementalAlterConfigsApi;
 import io.brook.broker.kafka.apis.InitProducerIdApi;
+import io.brook.broker.kafka.apis.JoinGroupApi;
+import io.brook.broker.kafka.apis.LeaveGroupApi;
 import io.brook.broker.kafka.apis.ListOffsetsApi;
 import io.brook.broker.kafka.apis.MetadataApi;
 import io.brook.broker.kafka.apis.ProduceApi;
+import io.brook.broker.kafka.apis.SyncGroupApi;
 import io.brook.broker.kafka.wire.ConnectionLimits;
 import io.brook.broker.kafka.wire.KafkaServer;
 import java.io.IOException;
@@ -58,7 +62,11 @@ final class KafkaEndpoint implements AutoCloseable {
         new ListOffsetsApi(ctx.fetch, ctx.offsetTimes),
         new InitProducerIdApi(ctx.produce),
         new ProduceApi(ctx.produce, ctx.topicAdmin),
-        new FetchApi(ctx.fetch, ctx.topicAdmin));
+        new FetchApi(ctx.fetch, ctx.topicAdmin),
+        new JoinGroupApi(ctx.classicGroups),
+        new SyncGroupApi(ctx.classicGroups),
+        new HeartbeatApi(ctx.classicGroups),
+        new LeaveGroupApi(ctx.classicGroups));
   }
 
   synchronized void start() throws IOException {

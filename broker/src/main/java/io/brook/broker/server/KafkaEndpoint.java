@@ -10,6 +10,7 @@ import io.brook.broker.kafka.apis.DeleteTopicsApi;
 import io.brook.broker.kafka.apis.DescribeClusterApi;
 import io.brook.broker.kafka.apis.DescribeConfigsApi;
 import io.brook.broker.kafka.apis.FetchApi;
+import io.brook.broker.kafka.apis.FindCoordinatorApi;
 import io.brook.broker.kafka.apis.HeartbeatApi;
 import io.brook.broker.kafka.apis.IncrementalAlterConfigsApi;
 import io.brook.broker.kafka.apis.InitProducerIdApi;
@@ -17,6 +18,8 @@ import io.brook.broker.kafka.apis.JoinGroupApi;
 import io.brook.broker.kafka.apis.LeaveGroupApi;
 import io.brook.broker.kafka.apis.ListOffsetsApi;
 import io.brook.broker.kafka.apis.MetadataApi;
+import io.brook.broker.kafka.apis.OffsetCommitApi;
+import io.brook.broker.kafka.apis.OffsetFetchApi;
 import io.brook.broker.kafka.apis.ProduceApi;
 import io.brook.broker.kafka.apis.SyncGroupApi;
 import io.brook.broker.kafka.wire.ConnectionLimits;
@@ -63,6 +66,9 @@ final class KafkaEndpoint implements AutoCloseable {
         new InitProducerIdApi(ctx.produce),
         new ProduceApi(ctx.produce, ctx.topicAdmin),
         new FetchApi(ctx.fetch, ctx.topicAdmin),
+        new FindCoordinatorApi(),
+        new OffsetCommitApi(ctx.groupService, ctx.topicAdmin),
+        new OffsetFetchApi(ctx.groupService, ctx.topicAdmin),
         new JoinGroupApi(ctx.classicGroups),
         new SyncGroupApi(ctx.classicGroups),
         new HeartbeatApi(ctx.classicGroups),

@@ -163,7 +163,7 @@ public final class ClassicMembership implements Membership {
 
   /**
    * A static member back under a new id: the old id is fenced. In a stable group with the same
-   * protocols it gets the generation and its assignment as they are, without a rebalance; a leader
+   * chosen assignor it gets the generation and its assignment as they are, without a rebalance; a leader
    * (v9+) is told to skip the assignment, an older one is not told it leads, so it does not assign.
    */
   private CompletableFuture<JoinAnswer> replaceStatic(ClassicMember m, String newId, ClassicJoin r, long now) {
@@ -185,7 +185,9 @@ public final class ClassicMembership implements Membership {
       leaderId = newId;
     }
     log.info("Group {}: static member {} is back as {} (was {})", host.groupName(), r.instanceId(), newId, oldId);
-    if (state == ClassicState.STABLE && m.sameProtocols(r.protocols())) {
+    if (state == ClassicState.STABLE && protocolName.equals(selectedWith(m, r.protocols()))) {
+      // Its metadata may differ (a consumer's lists the partitions it owns, none after a restart):
+      // as in Kafka, only a change of the group's assignor calls for a rebalance.
       m.update(r, now);
       boolean skip = leader && r.supportsSkipAssignment();
       return CompletableFuture.completedFuture(new JoinAnswer(null, newId, generation, protocolType, protocolName,
@@ -193,6 +195,15 @@ public final class ClassicMembership implements Membership {
     }
     // Mid-rebalance the leader may already be assigning to the old id: rebalance again.
     return rejoin(m, r, now, "static member " + r.instanceId() + " rejoined");
+  }
+
+  /** The assignor the group would choose were {@code m} to offer {@code protocols}. */
+  private String selectedWith(ClassicMember m, List<ClassicProtocol> protocols) {
+    List<ClassicProtocol> before = m.protocols;
+    m.protocols = protocols;
+    String chosen = ProtocolVote.select(members.values());
+    m.protocols = before;
+    return chosen;
   }
 
   /** Its parked calls are answered FENCED_INSTANCE_ID: a newer instance took its place. */

@@ -213,7 +213,9 @@ class ClassicMembershipTest {
   void aStaticMemberBackUnderANewIdCausesNoRebalanceAndFencesItsOldId() {
     String a = stableAlone();
     String s = staticJoinSecond(a, "i-1");
-    JoinAnswer back = done(group.join(join("", "i-1", true, "range")));
+    // A restarted consumer's subscription no longer lists the partitions it owned: other metadata.
+    JoinAnswer back = done(group.join(new ClassicJoin("", "i-1", "client", "/127.0.0.1", SESSION_MS, REBALANCE_MS,
+        "consumer", List.of(new ClassicProtocol("range", new byte[] {1, 2, 3}, List.of("t"))), false, false, null)));
     assertThat(back.fault()).isNull();
     assertThat(back.memberId()).isNotEqualTo(s).startsWith("i-1-");
     assertThat(back.generation()).as("no rebalance").isEqualTo(2);
@@ -223,6 +225,23 @@ class ClassicMembershipTest {
     assertThat(bytes(done(group.sync(new ClassicSync(2, back.memberId(), "i-1", null, null, Map.of(), null)))
         .assignment())).as("it keeps its assignment").isEqualTo("t-1");
     group.heartbeat(a, null, 2, null);
+  }
+
+  @Test
+  void aStaticMemberBackWithAnOfferThatChangesTheGroupsAssignorCausesARebalance() {
+    String a = done(group.join(join("", null, false, "roundrobin", "range"))).memberId();
+    done(group.sync(sync(1, a, Map.of())));
+    CompletableFuture<JoinAnswer> sJoin = group.join(join("", "i-1", true, "range", "roundrobin"));
+    assertThat(done(group.join(join(a, null, false, "roundrobin", "range"))).protocolName())
+        .as("a tie: the first member's order").isEqualTo("roundrobin");
+    String s = done(sJoin).memberId();
+    CompletableFuture<SyncAnswer> sSync = group.sync(new ClassicSync(2, s, "i-1", null, null, Map.of(), null));
+    done(group.sync(sync(2, a, Map.of())));
+    done(sSync);
+
+    CompletableFuture<JoinAnswer> back = group.join(join("", "i-1", true, "range"));
+    assertThat(back).as("range alone would now win: the group must rebalance").isNotDone();
+    assertThat(group.kafkaState()).isEqualTo("PreparingRebalance");
   }
 
   @Test

@@ -89,19 +89,20 @@ public final class ClassicGroupService {
     }
   }
 
-  /** Members leave (LeaveGroup v3+ names several). */
+  /**
+   * Members leave (LeaveGroup v3+ names several). A group that does not exist, or has no classic
+   * members, has none of them: each is UNKNOWN_MEMBER_ID, as Kafka answers.
+   */
   public LeaveAnswer leave(String group, List<MemberIdentity> members, String principal) {
+    LeaveAnswer noneOfThem = new LeaveAnswer(null, members.stream().map(m -> MemberFault.UNKNOWN_MEMBER_ID).toList());
     try {
       OffsetGroup g = group(group, false);
       synchronized (g) {
         ClassicMembership engine = g.membershipIfAny(ClassicMembership.class);
-        if (engine == null) {
-          return new LeaveAnswer(null, members.stream().map(m -> MemberFault.UNKNOWN_MEMBER_ID).toList());
-        }
-        return new LeaveAnswer(null, engine.leave(members, principal));
+        return engine == null ? noneOfThem : new LeaveAnswer(null, engine.leave(members, principal));
       }
     } catch (MemberFaultException e) {
-      return new LeaveAnswer(e.fault(), List.of());
+      return e.fault() == MemberFault.UNKNOWN_MEMBER_ID ? noneOfThem : new LeaveAnswer(e.fault(), List.of());
     }
   }
 

@@ -122,6 +122,15 @@ class KafkaGroupClassicRawIT {
       assertThat(v5.members()).extracting(LeaveGroupResponseData.MemberResponse::memberId, m -> Errors.forCode(m.errorCode()))
           .containsExactly(org.assertj.core.groups.Tuple.tuple("ghost", Errors.UNKNOWN_MEMBER_ID),
               org.assertj.core.groups.Tuple.tuple(b.memberId(), Errors.NONE));
+
+      // As Kafka 4.3.1 answers: a group that does not exist has none of the members, each one's error.
+      LeaveGroupResponseData noGroup = leave(wire, (short) 5, "g-none", new LeaveGroupRequestData().setGroupId("g-none")
+          .setMembers(List.of(new LeaveGroupRequestData.MemberIdentity().setMemberId("m"))));
+      assertThat(Errors.forCode(noGroup.errorCode())).isEqualTo(Errors.NONE);
+      assertThat(noGroup.members()).singleElement().satisfies(m ->
+          assertThat(Errors.forCode(m.errorCode())).isEqualTo(Errors.UNKNOWN_MEMBER_ID));
+      assertThat(Errors.forCode(leave(wire, (short) 0, "g-none", new LeaveGroupRequestData().setGroupId("g-none")
+          .setMemberId("m")).errorCode())).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
     }
   }
 

@@ -188,6 +188,10 @@ class KafkaGroupClassicIT {
     CliGroupIT.Described described = describe(group);
     assertThat(described.column(2)).as("bin/brook group describe shows the same offsets")
         .isEqualTo(Map.of(0, "5", 1, "7"));
+    long lag = described.column(3).entrySet().stream()
+        .mapToLong(e -> Long.parseLong(e.getValue()) - Long.parseLong(described.column(2).get(e.getKey()))).sum();
+    assertThat(broker.metric("brook_group_lag_records{group=\"audit\",topic=\"ledger\"}"))
+        .as("/metrics lag of the group, from the same offsets").isEqualTo((double) lag);
   }
 
   @Test

@@ -8,6 +8,7 @@ import io.brook.broker.config.CrossKeyRules;
 import io.brook.broker.config.TopicDefaults;
 import io.brook.broker.core.AckService;
 import io.brook.broker.core.FetchService;
+import io.brook.broker.core.ClassicGroupService;
 import io.brook.broker.core.GroupService;
 import io.brook.broker.core.OffsetTimes;
 import io.brook.broker.core.ProduceService;
@@ -101,6 +102,7 @@ final class BrokerContext {
   /** The broker's settings as Kafka's DescribeConfigs shows them. */
   final BrokerSettings brokerSettings;
   final GroupService groupService;
+  final ClassicGroupService classicGroups;
   final AckService ackService;
   private final ActiveWriters<Partition> appending = new ActiveWriters<>(ACTIVE_WRITER_WINDOW_MS, System::nanoTime);
 
@@ -181,6 +183,7 @@ final class BrokerContext {
     autoCreateTopics = config.get(BrokerKeys.AUTO_CREATE_TOPICS_ENABLE);
     brokerSettings = BrokerSettings.of(config);
     groupService = new GroupService(groups, minSessionTimeoutMs, maxSessionTimeoutMs);
+    classicGroups = new ClassicGroupService(groups, config.get(BrokerKeys.GROUP_INITIAL_REBALANCE_DELAY_MS));
     ackService = new AckService(groups);
   }
 

@@ -15,9 +15,12 @@ import io.brook.broker.kafka.apis.DescribeConfigsApi;
 import io.brook.broker.kafka.apis.DescribeGroupsApi;
 import io.brook.broker.kafka.apis.FetchApi;
 import io.brook.broker.kafka.apis.FindCoordinatorApi;
+import io.brook.broker.kafka.apis.HeartbeatApi;
 import io.brook.broker.kafka.apis.IncrementalAlterConfigsApi;
 import io.brook.broker.kafka.apis.InitProducerIdApi;
 import io.brook.broker.kafka.apis.ListGroupsApi;
+import io.brook.broker.kafka.apis.JoinGroupApi;
+import io.brook.broker.kafka.apis.LeaveGroupApi;
 import io.brook.broker.kafka.apis.ListOffsetsApi;
 import io.brook.broker.kafka.apis.MetadataApi;
 import io.brook.broker.kafka.apis.OffsetCommitApi;
@@ -26,6 +29,7 @@ import io.brook.broker.kafka.apis.OffsetFetchApi;
 import io.brook.broker.kafka.apis.ProduceApi;
 import io.brook.broker.kafka.sasl.SaslAuthenticateApi;
 import io.brook.broker.kafka.sasl.SaslHandshakeApi;
+import io.brook.broker.kafka.apis.SyncGroupApi;
 import io.brook.broker.kafka.wire.ConnectionLimits;
 import io.brook.broker.kafka.wire.KafkaServer;
 import io.brook.broker.security.KafkaAuthenticator;
@@ -81,7 +85,11 @@ final class KafkaEndpoint implements AutoCloseable {
         new ListGroupsApi(ctx.groupService),
         new DescribeGroupsApi(ctx.groupService),
         new DeleteGroupsApi(ctx.groupService),
-        new OffsetDeleteApi(ctx.groupService));
+        new OffsetDeleteApi(ctx.groupService),
+        new JoinGroupApi(ctx.classicGroups),
+        new SyncGroupApi(ctx.classicGroups),
+        new HeartbeatApi(ctx.classicGroups),
+        new LeaveGroupApi(ctx.classicGroups));
   }
 
   synchronized void start() throws IOException {

@@ -24,6 +24,19 @@ import javax.security.auth.callback.NameCallback;
 import javax.security.auth.callback.PasswordCallback;
 import javax.security.auth.callback.UnsupportedCallbackException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.message.DeleteGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -82,6 +95,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KafkaSaslIT {
   static final String ALICE_TOKEN = "alice-token-1";
   static final String EVE_TOKEN = "eve-token-1";
+  static final String GROUP = "billing";
   @TempDir static Path dir;
   static TestCerts certs;
   static BrokerProcess broker;
@@ -102,6 +116,8 @@ class KafkaSaslIT {
         "auth.permissions.file=" + perms);
     try (Admin admin = Admin.create(clientProps("SCRAM-SHA-256", "alice", ALICE_TOKEN))) {
       admin.createTopics(List.of(new NewTopic("orders", 1, (short) 1), new NewTopic("other", 1, (short) 1)))
+          .all().get(30, TimeUnit.SECONDS);
+      admin.alterConsumerGroupOffsets(GROUP, Map.of(new TopicPartition("orders", 0), new OffsetAndMetadata(0, "alice")))
           .all().get(30, TimeUnit.SECONDS);
     }
   }
@@ -282,11 +298,50 @@ class KafkaSaslIT {
     rows.put(ApiKeys.INIT_PRODUCER_ID, new Row((short) 4, () -> new InitProducerIdRequestData()
         .setTransactionalId(null).setTransactionTimeoutMs(60_000).setProducerId(-1).setProducerEpoch((short) -1),
         Errors.CLUSTER_AUTHORIZATION_FAILED));
+    groupRows(rows);
     // Those a connection may send before it authenticated: each has its own test below.
     rows.put(ApiKeys.API_VERSIONS, null);
     rows.put(ApiKeys.SASL_HANDSHAKE, null);
     rows.put(ApiKeys.SASL_AUTHENTICATE, null);
     return rows;
+  }
+
+  /** The group APIs: eve has no permission on group billing (alice committed its offsets at start). */
+  static void groupRows(Map<ApiKeys, Row> rows) {
+    rows.put(ApiKeys.FIND_COORDINATOR, new Row((short) 4, () -> new FindCoordinatorRequestData().setKeyType((byte) 0)
+        .setCoordinatorKeys(List.of(GROUP)), Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.OFFSET_COMMIT, new Row((short) 9, () -> new OffsetCommitRequestData().setGroupId(GROUP)
+        .setGenerationIdOrMemberEpoch(-1).setMemberId("").setTopics(List.of(new OffsetCommitRequestData
+            .OffsetCommitRequestTopic().setName("orders").setPartitions(List.of(new OffsetCommitRequestData
+                .OffsetCommitRequestPartition().setPartitionIndex(0).setCommittedOffset(0))))),
+        Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.OFFSET_FETCH, new Row((short) 8, () -> new OffsetFetchRequestData().setGroups(List.of(
+        new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId(GROUP).setTopics(null))),
+        Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.LIST_GROUPS, new Row((short) 4, ListGroupsRequestData::new, Errors.NONE));
+    rows.put(ApiKeys.DESCRIBE_GROUPS, new Row((short) 5, () -> new DescribeGroupsRequestData().setGroups(
+        List.of(GROUP)), Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.DELETE_GROUPS, new Row((short) 2, () -> new DeleteGroupsRequestData().setGroupsNames(
+        List.of(GROUP)), Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.OFFSET_DELETE, new Row((short) 0, () -> {
+      OffsetDeleteRequestData d = new OffsetDeleteRequestData().setGroupId(GROUP);
+      d.topics().add(new OffsetDeleteRequestData.OffsetDeleteRequestTopic().setName("orders").setPartitions(
+          List.of(new OffsetDeleteRequestData.OffsetDeleteRequestPartition().setPartitionIndex(0))));
+      return d;
+    }, Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.JOIN_GROUP, new Row((short) 9, () -> {
+      JoinGroupRequestData d = new JoinGroupRequestData().setGroupId(GROUP).setMemberId("").setSessionTimeoutMs(10_000)
+          .setRebalanceTimeoutMs(10_000).setProtocolType("consumer");
+      d.protocols().add(new JoinGroupRequestData.JoinGroupRequestProtocol().setName("range").setMetadata(new byte[0]));
+      return d;
+    }, Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.SYNC_GROUP, new Row((short) 5, () -> new SyncGroupRequestData().setGroupId(GROUP)
+        .setGenerationId(1).setMemberId("m").setProtocolType("consumer").setProtocolName("range"),
+        Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.HEARTBEAT, new Row((short) 4, () -> new HeartbeatRequestData().setGroupId(GROUP)
+        .setGenerationId(1).setMemberId("m"), Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.LEAVE_GROUP, new Row((short) 5, () -> new LeaveGroupRequestData().setGroupId(GROUP).setMembers(
+        List.of(new LeaveGroupRequestData.MemberIdentity().setMemberId("m"))), Errors.GROUP_AUTHORIZATION_FAILED));
   }
 
   static Set<ApiKeys> advertised() throws Exception {
@@ -368,6 +423,23 @@ class KafkaSaslIT {
       ConfigEntry retention = admin.describeConfigs(List.of(r)).all().get(30, TimeUnit.SECONDS).get(r)
           .get("retention.ms");
       assertThat(retention.value()).isNotEqualTo("1000");
+      ConsumerGroupDescription billing = admin.describeConsumerGroups(List.of(GROUP)).all().get(30, TimeUnit.SECONDS)
+          .get(GROUP);
+      assertThat(billing.members()).as("nobody joined billing").isEmpty();
+      assertThat(admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS))
+          .as("billing's offsets, neither deleted nor rewritten").containsOnlyKeys(orders)
+          .hasEntrySatisfying(orders, om -> assertThat(om.metadata()).isEqualTo("alice"));
+    }
+  }
+
+  @Test
+  void groupsAreListedOnlyToPrincipalsWithAPermissionOnThem() throws Exception {
+    try (Admin eve = Admin.create(clientProps("PLAIN", "eve", EVE_TOKEN));
+        Admin alice = Admin.create(clientProps("PLAIN", "alice", ALICE_TOKEN))) {
+      assertThat(alice.listConsumerGroups().all().get(30, TimeUnit.SECONDS)).extracting(g -> g.groupId())
+          .contains(GROUP);
+      assertThat(eve.listConsumerGroups().all().get(30, TimeUnit.SECONDS)).extracting(g -> g.groupId())
+          .doesNotContain(GROUP);
     }
   }
 

@@ -79,7 +79,7 @@ public final class MetadataApi implements KafkaApi {
     KafkaCaller caller = request.caller();
     if (all) { // only what the caller may see, as gRPC's ListTopics
       admin.list().stream().filter(t -> caller.anyOnTopic(t.name())).forEach(t -> topics.add(topic(t)));
-      if (offsetsTopic.listed()) {
+      if (offsetsTopic.listed() && caller.anyOnTopic(ConsumerOffsetsTopic.NAME)) { // internal, yet a topic name
         topics.add(ConsumerOffsetsTopic.metadata());
       }
     } else {
@@ -105,7 +105,7 @@ public final class MetadataApi implements KafkaApi {
 
   private MetadataResponseTopic byName(String name, boolean mayCreate, KafkaCaller caller) {
     if (ConsumerOffsetsTopic.is(name)) {
-      return ConsumerOffsetsTopic.metadata();
+      return caller.anyOnTopic(name) ? ConsumerOffsetsTopic.metadata() : error(name, Errors.TOPIC_AUTHORIZATION_FAILED);
     }
     try {
       TopicAdmin.checkName(name);
@@ -142,7 +142,8 @@ public final class MetadataApi implements KafkaApi {
 
   private MetadataResponseTopic byId(Uuid id, KafkaCaller caller) {
     if (ConsumerOffsetsTopic.ID.equals(id)) {
-      return ConsumerOffsetsTopic.metadata();
+      return caller.anyOnTopic(ConsumerOffsetsTopic.NAME) ? ConsumerOffsetsTopic.metadata()
+          : new MetadataResponseTopic().setName(null).setTopicId(id).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
     }
     TopicInfo t = Uuid.ZERO_UUID.equals(id) ? null : admin.describe(TopicIds.toBrook(id));
     if (t == null) {

@@ -40,7 +40,7 @@ rc=0
 bash scripts/kcat-check.sh "$BOOTSTRAP" || rc=1
 bash scripts/kafka-tools-check.sh "$BOOTSTRAP" || rc=1
 if [[ "$GROUPS_ON" == 1 ]]; then
-  bash scripts/kafka-groups-check.sh "$BOOTSTRAP" || rc=1
+  BROOK_BROKER="127.0.0.1:$BROKER_PORT" bash scripts/kafka-groups-check.sh "$BOOTSTRAP" || rc=1
   bash scripts/kgo-check.sh "$BOOTSTRAP" -run "${KGO_LIST:-quick-groups}" || rc=1
 else
   bash scripts/kgo-check.sh "$BOOTSTRAP" -run "${KGO_LIST:-quick}" || rc=1

@@ -12,6 +12,7 @@
 #   kafka-consumer-groups --list names G
 #   --describe --group G: CURRENT-OFFSET, LOG-END-OFFSET and LAG per partition (4 more records in one
 #       partition after the consumer left: lag 4 there, 0 elsewhere), "has no active members"
+#   with BROOK_BROKER set (Brook's gRPC address), bin/brook group describe G shows the same offsets and lag
 #   --describe --state: Empty, 0 members
 #   two `kcat -G` balanced consumers share the 4 partitions (2 each, disjoint); while both live:
 #       --describe --members --verbose (2 members, client id rdkafka, 2 partitions each),
@@ -99,6 +100,18 @@ describe_lag() {
   expect "$(printf '0 10 10 0\n1 10 14 4\n2 10 10 0')" "$(offsets "$TOPIC")"
 }
 check "--describe: committed offsets 10, log end 10/14/10, lag 0/4/0, no active members" describe_lag
+
+# Against Brook (BROOK_BROKER: its gRPC address), the same group through Brook's own CLI: the same offsets.
+brook_describe() {
+  timeout "$TIMEOUT" "$ROOT/bin/brook" group describe "$BILLING" --broker "$BROOK_BROKER" >"$work/out" 2>&1 \
+    || { show; return 1; }
+  # TOPIC PARTITION COMMITTED END-OFFSET LAG ...: what kafka-consumer-groups --describe showed above
+  expect "$(printf '0 10 10 0\n1 10 14 4\n2 10 10 0')" \
+    "$(awk -v t="$TOPIC" '$1 == t && $2 ~ /^[0-9]+$/ { print $2, $3, $4, $5 }' "$work/out" | sort -n)"
+}
+if [[ -n "${BROOK_BROKER:-}" ]]; then
+  check "bin/brook group describe shows the same committed offsets, end offsets and lag" brook_describe
+fi
 
 # state_row: "ASSIGNMENT-STRATEGY STATE #MEMBERS" of the --describe --state table in $work/out
 state_row() { awk '/^GROUP +COORDINATOR/ { row = 1; next } row == 1 && NF { print $(NF-2), $(NF-1), $NF; exit }' "$work/out"; }

@@ -168,7 +168,7 @@ final class GroupRuns {
   }
 
   /** Each member's partitions as its rebalance listener last said, and when they first covered the topic. */
-  private static final class Assignments {
+  static final class Assignments {
     private final int partitions;
     private final Map<Integer, Set<Integer>> byMember = new HashMap<>();
     private int coveredBy;

@@ -5,7 +5,8 @@
 # (those that need no consumer group yet). Each prints its own "NAME-check: N passed, N failed" line,
 # which test-all's summary adds up; this script fails when one of them fails.
 # KGO_LIST picks another kgo list (make test-full: broker, every test that talks to a broker).
-# With consumer groups on (GROUPS_ON below, or BROOK_KAFKA_GROUPS=1 for one run) it also runs
+# With consumer groups on (GROUPS_ON below, or KAFKA_GROUP_CHECKS=1 for one run: not a BROOK_ name, which
+# the broker would take for a setting and refuse) it also runs
 # scripts/kafka-groups-check.sh (kafka-consumer-groups, the console consumer and kcat -G) and kgo's groups
 # list with the quick one, on a broker started with group.initial.rebalance.delay.ms=0.
 set -uo pipefail
@@ -23,7 +24,7 @@ trap cleanup EXIT
 
 # Consumer groups on the Kafka door (issue 26): 1 once Brook serves them; before, the group checks fail and
 # the key below is unknown to the broker.
-GROUPS_ON="${BROOK_KAFKA_GROUPS:-0}"
+GROUPS_ON="${KAFKA_GROUP_CHECKS:-0}"
 group_settings=()
 [[ "$GROUPS_ON" == 1 ]] && group_settings=(--set group.initial.rebalance.delay.ms=0)
 

@@ -96,8 +96,10 @@ final class Workloads {
 
   /**
    * Whether the consumer-group workloads run only when --workloads names them. True until Brook's Kafka
-   * door serves consumer groups (issue 26): a run of every workload (harness-smoke in make test) would fail
-   * on brook-kafka before. The one switch to turn them into the default run.
+   * door serves consumer groups (issue 26), KIP-848's ConsumerGroupHeartbeat included (the -consumer
+   * rebalance workload): a run of every workload (harness-smoke in make test) would fail on brook-kafka
+   * before. The one switch to turn them into the default run (it also gives Brook's perf broker
+   * group.initial.rebalance.delay.ms=0, a key a broker without classic groups refuses).
    */
   static final boolean GROUPS_ON_REQUEST = true;
 

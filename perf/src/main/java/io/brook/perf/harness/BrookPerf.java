@@ -128,7 +128,10 @@ public final class BrookPerf implements Callable<Integer> {
   }
 
   private boolean selected(Workload w) {
-    return only.isEmpty() || only.stream().anyMatch(o -> w.name().equals(o) || w.name().startsWith(o));
+    if (only.isEmpty()) {
+      return !(Workloads.GROUPS_ON_REQUEST && Workloads.isGroup(w));
+    }
+    return only.stream().anyMatch(o -> w.name().equals(o) || w.name().startsWith(o));
   }
 
   private static String line(Workload w, Run run) {

@@ -2,10 +2,13 @@ package io.brook.perf.harness;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -14,6 +17,7 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -172,6 +176,59 @@ final class KafkaClient implements SystemClient {
         c.close(Duration.ofSeconds(10));
       }
     };
+  }
+
+  @Override
+  public GroupMember groupMember(String group, String topic, ClientSettings s, AssignmentListener assigned) {
+    Properties p = consumerProps(s);
+    p.put("group.id", group);
+    p.put("auto.offset.reset", "earliest");
+    p.putAll(s.extra()); // group.protocol, a workload's choice
+    KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    c.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+      @Override
+      public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+        // What was read is committed before another member gets the partition (auto-commit alone would
+        // let it read again from the last 5-second commit): the usual listener of a group application.
+        c.commitSync();
+        assigned.assigned(partitionsWithout(c.assignment(), revoked));
+      }
+
+      @Override
+      public void onPartitionsAssigned(Collection<TopicPartition> added) {
+        assigned.assigned(partitionsWithout(c.assignment(), List.of()));
+      }
+
+      @Override
+      public void onPartitionsLost(Collection<TopicPartition> lost) {
+        assigned.assigned(partitionsWithout(c.assignment(), lost));
+      }
+    });
+    return new GroupMember() {
+      @Override
+      public int poll(Duration timeout, RecordSink sink) {
+        ConsumerRecords<byte[], byte[]> got = c.poll(timeout);
+        for (ConsumerRecord<byte[], byte[]> r : got) {
+          sink.accept(r.partition(), r.offset(), r.value(), 1);
+        }
+        return got.count();
+      }
+
+      @Override
+      public void close() {
+        c.close(Duration.ofSeconds(30));
+      }
+    };
+  }
+
+  private static Set<Integer> partitionsWithout(Set<TopicPartition> all, Collection<TopicPartition> gone) {
+    Set<Integer> left = new TreeSet<>();
+    for (TopicPartition tp : all) {
+      if (!gone.contains(tp)) {
+        left.add(tp.partition());
+      }
+    }
+    return left;
   }
 
   @Override

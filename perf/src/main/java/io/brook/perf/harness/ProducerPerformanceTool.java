@@ -1,10 +1,8 @@
 package io.brook.perf.harness;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -39,17 +37,7 @@ final class ProducerPerformanceTool {
 
   /** Runs the tool to its end (its output kept in {@code log}) and returns its summary. */
   static Summary run(List<String> command, Path log, int timeoutSeconds) throws IOException, InterruptedException {
-    Files.createDirectories(log.toAbsolutePath().getParent());
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-      p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      throw new IOException("ProducerPerformance did not end within " + timeoutSeconds + " s; its output: " + log);
-    }
-    List<String> lines = Files.readAllLines(log);
-    if (p.exitValue() != 0) {
-      throw new IOException("ProducerPerformance exited " + p.exitValue() + ": " + lastLines(lines));
-    }
-    return summaryOf(lines);
+    return summaryOf(KafkaTool.run("ProducerPerformance", command, log, timeoutSeconds));
   }
 
   /** The summary line among the tool's output lines (its progress lines lack the percentiles). */
@@ -62,11 +50,6 @@ final class ProducerPerformanceTool {
             Double.parseDouble(m.group(6)), Double.parseDouble(m.group(7)), Double.parseDouble(m.group(8)));
       }
     }
-    throw new IOException("no ProducerPerformance summary line in its output: " + lastLines(lines));
-  }
-
-  private static String lastLines(List<String> lines) {
-    return lines.isEmpty() ? "(no output)" : String.join(" | ", lines.subList(Math.max(0, lines.size() - 5),
-        lines.size()));
+    throw new IOException("no ProducerPerformance summary line in its output: " + KafkaTool.lastLines(lines));
   }
 }

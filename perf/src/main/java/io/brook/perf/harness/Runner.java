@@ -42,6 +42,9 @@ final class Runner {
         case START_FULL -> startFull(w, system, run);
         case PARTITIONS -> partitions(w, system, run);
         case PRODUCER_PERF -> producerPerf(w, systems.client(system), run);
+        case GROUP_CONSUME -> GroupRuns.consume(this, w, systems.client(system), run);
+        case CONSUMER_PERF -> GroupRuns.consumerPerf(this, w, systems.client(system), run);
+        case REBALANCE -> GroupRuns.rebalance(this, w, systems.client(system), run);
       }
     } catch (Exception e) {
       run.fail(e.getClass().getSimpleName() + ": " + e.getMessage());
@@ -49,6 +52,11 @@ final class Runner {
     run.seconds = (System.nanoTime() - t0) / 1e9;
     run.stealPercent = CpuSteal.now().percentSince(before);
     return run;
+  }
+
+  /** The Brook checkout (perf/kafka.sh runs Kafka's tools). */
+  java.nio.file.Path repo() {
+    return systems.repo();
   }
 
   private String topic(Workload w) {
@@ -206,7 +214,7 @@ final class Runner {
   }
 
   /** The broker's CPU per record of the workload, in microseconds. */
-  private static void putCpuPerRecord(Workload w, Run run) {
+  static void putCpuPerRecord(Workload w, Run run) {
     Double cpu = run.values.get("broker_cpu_s");
     if (cpu != null && w.records() > 0) {
       run.values.put("broker_cpu_us_per_record", cpu * 1e6 / w.records());
@@ -214,12 +222,12 @@ final class Runner {
   }
 
   /** What a workload does with a topic of its own. */
-  private interface OnTopic {
+  interface OnTopic {
     void run(String topic) throws Exception;
   }
 
   /** A new topic of the workload's partitions for {@code body}, deleted after it (runs must not fill the disk). */
-  private void onFreshTopic(SystemClient c, Workload w, OnTopic body) throws Exception {
+  void onFreshTopic(SystemClient c, Workload w, OnTopic body) throws Exception {
     String topic = topic(w);
     c.createTopic(topic, w.partitions());
     try {
@@ -230,7 +238,7 @@ final class Runner {
   }
 
   /** Fills the topic a read workload drains; false (and the run failed) unless every record was answered. */
-  private static boolean prefilled(SystemClient c, String topic, Workload w, Run run) throws InterruptedException {
+  static boolean prefilled(SystemClient c, String topic, Workload w, Run run) throws InterruptedException {
     String problem = send(c, topic, w, w.records(), 1, null).problem(w.records());
     if (problem != null) {
       run.fail("prefill: " + problem);
@@ -240,13 +248,13 @@ final class Runner {
   }
 
   /** The workload's records (and their value bytes) over {@code nanos}. */
-  private static void putThroughput(Workload w, Run run, long nanos) {
+  static void putThroughput(Workload w, Run run, long nanos) {
     double seconds = nanos / 1e9;
     run.values.put("records_per_s", w.records() / seconds);
     run.values.put("mb_per_s", w.records() * (double) w.recordSize() / seconds / 1e6);
   }
 
-  private static BitSet[] bitsets(int n) {
+  static BitSet[] bitsets(int n) {
     BitSet[] b = new BitSet[n];
     for (int i = 0; i < n; i++) {
       b[i] = new BitSet();

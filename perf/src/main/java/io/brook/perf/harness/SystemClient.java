@@ -31,8 +31,30 @@ interface SystemClient extends AutoCloseable {
   /** One member of that group: Brook ack consumer, Kafka share consumer. */
   AckReader ackReader(String group, String topic, ClientSettings settings);
 
+  /**
+   * One member of a Kafka consumer group subscribed to the topic (kafka-clients {@code subscribe}), its
+   * protocol from {@code settings.extra()} (group.protocol: classic by default). {@code assigned} hears the
+   * member's whole assignment after each change. Kafka clients only: Brook's own client has no such group.
+   */
+  default GroupMember groupMember(String group, String topic, ClientSettings settings, AssignmentListener assigned) {
+    throw new UnsupportedOperationException(name() + ": no Kafka consumer group member");
+  }
+
   @Override
   void close();
+
+  /** A group member; poll drives its joins and rebalances as well as its fetches. */
+  interface GroupMember extends AutoCloseable {
+    int poll(Duration timeout, RecordSink sink);
+
+    @Override
+    void close();
+  }
+
+  interface AssignmentListener {
+    /** The member's partitions now (empty while it has none); called on the member's poll thread. */
+    void assigned(java.util.Set<Integer> partitions);
+  }
 
   /** Sends keyless records; the completion runs on the client's thread. */
   interface Producer extends AutoCloseable {
@@ -87,6 +109,10 @@ interface SystemClient extends AutoCloseable {
 
     ClientSettings synced(boolean on) {
       return new ClientSettings(batchSize, lingerMs, on, maxPollRecords, fetchMaxBytes, extra);
+    }
+
+    ClientSettings extra(Map<String, String> more) {
+      return new ClientSettings(batchSize, lingerMs, synced, maxPollRecords, fetchMaxBytes, more);
     }
   }
 }

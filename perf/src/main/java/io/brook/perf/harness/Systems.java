@@ -88,13 +88,22 @@ final class Systems implements AutoCloseable {
     return switch (kind) {
       // The shared broker serves Kafka clients too (brook-kafka); a fresh one only when it is brook-kafka's,
       // so that the start and memory workloads measure Brook as they did before the Kafka door.
-      case "brook" -> new BrookServer("brook", repo, dir, jvm, List.of(), shared);
+      case "brook" -> new BrookServer("brook", repo, dir, jvm, groupSettings(), shared);
       case "brook-kafka" -> new BrookServer(kind, repo, dir, jvm, List.of(), true);
       // One force per SYNCED request: the baseline group commit is measured against.
       case "brook-no-group-commit" -> new BrookServer(kind, repo, dir, jvm, List.of("sync.group.commit=false"), false);
       case "kafka" -> new KafkaServer("kafka", repo, dir, jvm);
       default -> throw new IllegalArgumentException("unknown system " + kind);
     };
+  }
+
+  /**
+   * What the group workloads need of Brook: no initial rebalance delay, as perf/kafka.sh sets on Kafka
+   * (Kafka's and Brook's default is 3000 ms). Only with the group workloads on: a broker without consumer
+   * groups on its Kafka door does not know the key, and refuses to start with it.
+   */
+  private static List<String> groupSettings() {
+    return Workloads.GROUPS_ON_REQUEST ? List.of() : List.of("group.initial.rebalance.delay.ms=0");
   }
 
   /** Stops a fresh broker and deletes its data. */

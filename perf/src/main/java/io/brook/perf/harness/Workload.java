@@ -30,7 +30,13 @@ record Workload(String name, String title, Kind kind, List<String> systems, Stri
     /** A fresh broker holding {@code partitions} partitions, each written once: its resident memory. */
     PARTITIONS(false),
     /** Kafka's own producer benchmark (org.apache.kafka.tools.ProducerPerformance), a process of its own. */
-    PRODUCER_PERF(true);
+    PRODUCER_PERF(true),
+    /** Consumers in one Kafka consumer group (subscribe) read a prefilled topic. */
+    GROUP_CONSUME(true),
+    /** Kafka's own consumer benchmark (org.apache.kafka.tools.ConsumerPerformance, subscribed), a process of its own. */
+    CONSUMER_PERF(true),
+    /** A Kafka consumer group of {@code consumers - 1} members gets one more: the time to rebalance, {@code seconds} rounds. */
+    REBALANCE(true);
 
     /** Whether a scaled-down pass warms the JIT first (process start is what the others measure). */
     final boolean warmable;
@@ -61,6 +67,7 @@ record Workload(String name, String title, Kind kind, List<String> systems, Stri
   static final Metric BROKER_CPU = new Metric("broker_cpu_s", "broker CPU s", "lower");
   /** broker_cpu_s over the workload's records: what one record costs the broker, in microseconds. */
   static final Metric CPU_PER_RECORD = new Metric("broker_cpu_us_per_record", "broker CPU µs/record", "lower");
+  static final Metric REBALANCE_MS = new Metric("rebalance_ms", "rebalance ms", "lower");
   static final Metric READY = new Metric("ready_ms", "start to ready ms", "lower");
   static final Metric RSS = new Metric("rss_mib", "RSS MiB", "lower");
 }

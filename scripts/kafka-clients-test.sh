@@ -2,14 +2,12 @@
 # Kafka's own clients against the real broker's Kafka listener (bin/brook broker; the jar must be built:
 # test-all runs this after Maven): Debian's kcat (librdkafka 2.0.2) with every codec, Kafka 4.3.1's
 # tools (TopicCommand, ConsoleProducer, ConsoleConsumer), kcat over SASL_SSL (kcat-sasl-check.sh, a broker
-# of its own with auth) and franz-go's kgo tests of the quick list
-# (those that need no consumer group yet). Each prints its own "NAME-check: N passed, N failed" line,
+# of its own with auth), consumer groups through Kafka's kafka-consumer-groups, the console consumer and
+# kcat -G (kafka-groups-check.sh), and franz-go's kgo tests of the quick and groups lists. Each prints its own "NAME-check: N passed, N failed" line,
 # which test-all's summary adds up; this script fails when one of them fails.
 # KGO_LIST picks another kgo list (make test-full: broker, every test that talks to a broker).
-# With consumer groups on (GROUPS_ON below, or KAFKA_GROUP_CHECKS=1 for one run: not a BROOK_ name, which
-# the broker would take for a setting and refuse) it also runs
-# scripts/kafka-groups-check.sh (kafka-consumer-groups, the console consumer and kcat -G) and kgo's groups
-# list with the quick one, on a broker started with group.initial.rebalance.delay.ms=0.
+# KAFKA_GROUP_CHECKS=0 leaves the group checks out (not a BROOK_ name: the broker would take it for a
+# setting and refuse to start). The broker runs with group.initial.rebalance.delay.ms=0.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -23,9 +21,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Consumer groups on the Kafka door (issue 26): 1 once Brook serves them; before, the group checks fail and
-# the key below is unknown to the broker.
-GROUPS_ON="${KAFKA_GROUP_CHECKS:-0}"
+GROUPS_ON="${KAFKA_GROUP_CHECKS:-1}"
 group_settings=()
 [[ "$GROUPS_ON" == 1 ]] && group_settings=(--set group.initial.rebalance.delay.ms=0)
 

@@ -318,6 +318,9 @@ public final class OffsetGroup extends Group {
           + " Brook (gRPC) member(s): its offsets can be deleted once they leave");
     }
     ctx.disk().check(DiskWrite.GROUP_RESET);
+    // An operator's act, not a member leaving: the group stays, as in Kafka, until the group is deleted
+    // or its offsets' retention passes (else a --delete right after --delete-offsets finds no group).
+    membersLeft = false;
     Set<String> subscribed = kafkaMembers() > 0 ? engine.subscribedTopics() : Set.of();
     List<OffsetDeletion> out = new ArrayList<>();
     List<JournalEvent> events = new ArrayList<>();

@@ -139,6 +139,23 @@ class GroupLifetimeTest {
   }
 
   @Test
+  void anImplicitGroupWhoseOffsetsAnOperatorDeletedStaysUntilDeletedOrExpired() throws Exception {
+    append(3);
+    commit("billing", 2);
+    OffsetGroup g = groups.kafkaGroup("billing", false);
+    JoinResult joined = g.join(new JoinRequest("", "c", "127.0.0.1", List.of("t"), 10_000, 10_000, null)).get();
+    g.leave(joined.memberId(), null);
+    groups.tick();
+    assertThat(g.deleteOffsets(List.of(new TopicPartition("t", 0)))).allSatisfy(d -> assertThat(d.error()).isNull());
+    groups.tick();
+    assertThat(groups.find("billing")).as("kafka-consumer-groups --delete-offsets, then --delete: the group is there")
+        .isNotNull();
+    nowMs.addAndGet(RETENTION_MS);
+    groups.tick();
+    assertThat(groups.find("billing")).as("expired").isNull();
+  }
+
+  @Test
   void anImplicitGroupWithOffsetsStaysWhenItsLastMemberLeaves() throws Exception {
     append(3);
     commit("billing", 1);

@@ -4,6 +4,8 @@ import io.brook.broker.http.HttpTls;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
+import io.brook.broker.kafka.apis.ConsumerGroupDescribeApi;
+import io.brook.broker.kafka.apis.ConsumerGroupHeartbeatApi;
 import io.brook.broker.kafka.apis.CreatePartitionsApi;
 import io.brook.broker.kafka.apis.CreateTopicsApi;
 import io.brook.broker.kafka.apis.DeleteTopicsApi;
@@ -58,7 +60,9 @@ final class KafkaEndpoint implements AutoCloseable {
         new ListOffsetsApi(ctx.fetch, ctx.offsetTimes),
         new InitProducerIdApi(ctx.produce),
         new ProduceApi(ctx.produce, ctx.topicAdmin),
-        new FetchApi(ctx.fetch, ctx.topicAdmin));
+        new FetchApi(ctx.fetch, ctx.topicAdmin),
+        new ConsumerGroupHeartbeatApi(ctx.consumerGroups),
+        new ConsumerGroupDescribeApi(ctx.consumerGroups));
   }
 
   synchronized void start() throws IOException {

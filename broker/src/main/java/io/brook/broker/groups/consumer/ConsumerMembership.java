@@ -87,7 +87,7 @@ public final class ConsumerMembership implements Membership {
       checkEpoch(m, hb.memberEpoch(), owned);
     }
     m.lastHeartbeatMs = now;
-    if (hb.rebalanceTimeoutMs() > 0) {
+    if (hb.rebalanceTimeoutMs() >= 0) {
       m.rebalanceTimeoutMs = hb.rebalanceTimeoutMs();
     }
     if (hb.rackId() != null) {

@@ -134,10 +134,15 @@ final class BrokerLayering {
         .because("both protocols must reach the same checks, errors and metrics, which live in the core");
   }
 
-  /** A value: a record, an enum, or a sealed interface whose permitted cases are all records. */
+  /**
+   * A value: a record, an enum, or a sealed interface whose permitted cases are all records; or a
+   * refusal (a RuntimeException such as groups.MemberFaultException), which a door only turns into
+   * its protocol's error.
+   */
   static final DescribedPredicate<JavaClass> DOMAIN_VALUE = DescribedPredicate.describe("a value type",
       c -> c.isRecord() || c.isEnum() || (c.isInterface() && c.reflect().isSealed()
-          && Arrays.stream(c.reflect().getPermittedSubclasses()).allMatch(Class::isRecord)));
+          && Arrays.stream(c.reflect().getPermittedSubclasses()).allMatch(Class::isRecord))
+          || c.isAssignableTo(RuntimeException.class));
 
   /** The core exists, speaks no protocol and calls no adapter. */
   static ArchRule coreIsProtocolNeutral(String root) {

@@ -95,6 +95,21 @@ public final class GroupService {
   }
 
   /**
+   * Commits from the Kafka door (OffsetCommit). With generation &lt; 0 and no member it is an
+   * outsider's commit (Admin's alterConsumerGroupOffsets, kafka-consumer-groups --reset-offsets, an
+   * assign() consumer), allowed while the group has no members, and it creates an absent group as
+   * Kafka does; else the group's Kafka engine checks the member and its generation or epoch.
+   *
+   * @throws io.brook.broker.errors.BrokerException UNKNOWN_GROUP for a member's commit to an absent group
+   * @throws io.brook.broker.groups.MemberFaultException when the member may not commit now
+   */
+  public List<CommitOutcome> kafkaCommit(String group, String memberId, String instanceId, int generation,
+      List<CommitRequest> offsets, String principal) {
+    OffsetGroup g = groups.offsetGroup(group, generation < 0);
+    return g.kafkaCommit(memberId, instanceId, generation, offsets, principal);
+  }
+
+  /**
    * Committed offsets (ack mode: the lowest unsettled ones) on the topics the caller may see: every
    * one with no query; else per query the partitions it names (null where nothing is committed) or,
    * naming none, every committed one of its topic. An unknown group has none.
@@ -121,6 +136,11 @@ public final class GroupService {
       }
     }
     return out;
+  }
+
+  /** Whether the group exists (a bad name is INVALID_REQUEST). */
+  public boolean exists(String group) {
+    return groups.find(group) != null;
   }
 
   /** Creates a group; offset-mode groups take no config. Answers it as the caller may see it. */

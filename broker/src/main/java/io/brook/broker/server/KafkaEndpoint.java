@@ -12,10 +12,13 @@ import io.brook.broker.kafka.apis.DeleteTopicsApi;
 import io.brook.broker.kafka.apis.DescribeClusterApi;
 import io.brook.broker.kafka.apis.DescribeConfigsApi;
 import io.brook.broker.kafka.apis.FetchApi;
+import io.brook.broker.kafka.apis.FindCoordinatorApi;
 import io.brook.broker.kafka.apis.IncrementalAlterConfigsApi;
 import io.brook.broker.kafka.apis.InitProducerIdApi;
 import io.brook.broker.kafka.apis.ListOffsetsApi;
 import io.brook.broker.kafka.apis.MetadataApi;
+import io.brook.broker.kafka.apis.OffsetCommitApi;
+import io.brook.broker.kafka.apis.OffsetFetchApi;
 import io.brook.broker.kafka.apis.ProduceApi;
 import io.brook.broker.kafka.wire.ConnectionLimits;
 import io.brook.broker.kafka.wire.KafkaServer;
@@ -61,6 +64,9 @@ final class KafkaEndpoint implements AutoCloseable {
         new InitProducerIdApi(ctx.produce),
         new ProduceApi(ctx.produce, ctx.topicAdmin),
         new FetchApi(ctx.fetch, ctx.topicAdmin),
+        new FindCoordinatorApi(),
+        new OffsetCommitApi(ctx.groupService, ctx.topicAdmin),
+        new OffsetFetchApi(ctx.groupService, ctx.topicAdmin),
         new ConsumerGroupHeartbeatApi(ctx.consumerGroups),
         new ConsumerGroupDescribeApi(ctx.consumerGroups));
   }

@@ -5,6 +5,7 @@ import io.brook.broker.core.BatchOutcome;
 import io.brook.broker.core.BatchToAppend;
 import io.brook.broker.core.DrainRegistry;
 import io.brook.broker.core.FetchService;
+import io.brook.broker.core.GroupService;
 import io.brook.broker.core.OffsetTimes;
 import io.brook.broker.core.ProduceCall;
 import io.brook.broker.core.ProduceService;
@@ -12,6 +13,8 @@ import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.disk.DiskLimits;
 import io.brook.broker.durability.Flusher;
+import io.brook.broker.groups.GroupContext;
+import io.brook.broker.groups.GroupManager;
 import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
@@ -55,6 +58,8 @@ final class KafkaCore implements AutoCloseable {
   final FetchService fetch;
   final OffsetTimes times;
   final ProduceService produce;
+  final GroupManager groupManager;
+  final GroupService groups;
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
   final KafkaApis apis;
 
@@ -75,6 +80,10 @@ final class KafkaCore implements AutoCloseable {
     times = new OffsetTimes(topics);
     produce = new ProduceService(topics, new BatchValidator(1000), disk, new Flusher(false, Runnable::run),
         new ProducerIds(dir), clock);
+    groupManager = new GroupManager(dir, new GroupContext(topics, clock, Runnable::run, 1000, 60_000, 3000, disk),
+        MemoryLog::open, 1000);
+    groupManager.recover();
+    groups = new GroupService(groupManager, 1000, 60_000);
     apis = new KafkaApis(List.of( // as server.KafkaEndpoint registers them, through the registry's version checks
         new MetadataApi(admin, autoCreate),
         new DescribeClusterApi(),
@@ -86,7 +95,10 @@ final class KafkaCore implements AutoCloseable {
         new ListOffsetsApi(fetch, times),
         new InitProducerIdApi(produce),
         new ProduceApi(produce, admin),
-        new FetchApi(fetch, admin)));
+        new FetchApi(fetch, admin),
+        new FindCoordinatorApi(),
+        new OffsetCommitApi(groups, admin),
+        new OffsetFetchApi(groups, admin)));
   }
 
   KafkaCore(Path dir) {
@@ -145,6 +157,7 @@ final class KafkaCore implements AutoCloseable {
   @Override
   public void close() {
     timer.shutdownNow();
+    groupManager.close();
     topics.close();
   }
 }

@@ -74,7 +74,7 @@ public final class ConsumerGroupDescribeApi implements KafkaApi {
     try {
       found = groups.describe(id);
     } catch (RuntimeException e) {
-      KafkaErrors.Failure f = KafkaErrors.of(e).invalidRequestAs(Errors.INVALID_GROUP_ID);
+      KafkaErrors.Failure f = GroupErrors.of(e).invalidRequestAs(Errors.INVALID_GROUP_ID);
       return out.setErrorCode(f.code()).setErrorMessage(f.message());
     }
     if (found.isEmpty()) {

@@ -83,7 +83,7 @@ public final class ConsumerGroupHeartbeatApi implements KafkaApi {
       }
       return done(response);
     } catch (RuntimeException e) {
-      KafkaErrors.Failure f = KafkaErrors.of(e).invalidRequestAs(Errors.INVALID_GROUP_ID);
+      KafkaErrors.Failure f = GroupErrors.of(e).invalidRequestAs(Errors.INVALID_GROUP_ID);
       return done(response.setErrorCode(f.code()).setErrorMessage(f.message()));
     }
   }

@@ -230,7 +230,7 @@ public final class ConsumerMembership implements Membership {
     } else {
       remove(m, now, "left");
     }
-    return new HeartbeatAnswer(null, null, m.id, hb.memberEpoch(), settings.heartbeatIntervalMs(), null);
+    return new HeartbeatAnswer(null, null, m.id, hb.memberEpoch(), 0, null); // no more heartbeats: no interval
   }
 
   private void remove(ConsumerMember m, long now, String why) {
@@ -425,8 +425,9 @@ public final class ConsumerMembership implements Membership {
   }
 
   /**
-   * As Kafka validates a KIP-848 member's commit: the member must exist, and its epoch be the one it
-   * sends (a higher one is fenced; a lower one is stale, and the client retries with its new epoch).
+   * As Kafka validates a KIP-848 member's commit: the member must exist, and the epoch it sends be its
+   * own. Any other epoch is STALE_MEMBER_EPOCH, above as below (Kafka 4.3 answers so; the client
+   * takes its latest epoch and retries, where FENCED_MEMBER_EPOCH would make it give up its partitions).
    */
   @Override
   public void checkCommit(String memberId, String instanceId, int epoch, String caller) {
@@ -436,13 +437,9 @@ public final class ConsumerMembership implements Membership {
           + host.groupName() + "'");
     }
     checkOwner(m, caller);
-    if (epoch > m.assignment.epoch()) {
-      throw new MemberFaultException(MemberFault.FENCED_MEMBER_EPOCH, "epoch " + epoch + " is above member '"
-          + memberId + "''s epoch " + m.assignment.epoch());
-    }
-    if (epoch < m.assignment.epoch()) {
-      throw new MemberFaultException(MemberFault.STALE_MEMBER_EPOCH, "epoch " + epoch + " is below member '"
-          + memberId + "''s epoch " + m.assignment.epoch());
+    if (epoch != m.assignment.epoch()) {
+      throw new MemberFaultException(MemberFault.STALE_MEMBER_EPOCH, "the received member epoch " + epoch
+          + " does not match member '" + memberId + "''s epoch " + m.assignment.epoch());
     }
   }
 

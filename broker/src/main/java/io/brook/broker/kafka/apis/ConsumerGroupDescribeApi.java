@@ -90,7 +90,7 @@ public final class ConsumerGroupDescribeApi implements KafkaApi {
           .setInstanceId(m.instanceId()).setRackId(m.rackId()).setMemberEpoch(m.memberEpoch())
           .setClientId(m.clientId()).setClientHost(m.clientHost())
           .setSubscribedTopicNames(m.subscribedTopicNames().stream().filter(visible).toList())
-          .setSubscribedTopicRegex(m.subscribedTopicRegex())
+          .setSubscribedTopicRegex(m.subscribedTopicRegex() == null ? "" : m.subscribedTopicRegex()) // "" as Kafka
           .setAssignment(assignment(m.assignment(), visible)).setTargetAssignment(assignment(m.target(), visible))
           .setMemberType(CONSUMER_MEMBER));
     }

@@ -32,6 +32,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -51,6 +52,8 @@ class KafkaGroupConsumerIT {
   static BrokerProcess broker;
   static Wire wire;
   static Admin admin;
+  /** The consumers of the running test: a wait ends at once when one of them failed. */
+  static final java.util.Queue<Member> running = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
   @BeforeAll
   static void start() throws Exception {
@@ -68,6 +71,13 @@ class KafkaGroupConsumerIT {
       admin.close();
     }
     broker.close();
+  }
+
+  /** A test that failed midway leaves its consumers running: they stop, and the next test does not see them. */
+  @AfterEach
+  void stopLeftovers() {
+    running.forEach(m -> m.stop = true);
+    running.clear();
   }
 
   static String bootstrap() {
@@ -132,11 +142,13 @@ class KafkaGroupConsumerIT {
           failure = t;
         }
       }, "member-" + group + "-" + System.nanoTime());
+      running.add(this);
       thread.start();
     }
 
     @Override
     public void close() throws InterruptedException {
+      running.remove(this);
       stop = true;
       thread.join(30_000);
       assertThat(thread.isAlive()).as("the consumer closed").isFalse();
@@ -147,6 +159,9 @@ class KafkaGroupConsumerIT {
   static void await(String what, BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (!condition.getAsBoolean()) {
+      for (Member m : running) {
+        assertThat(m.failure).as("a consumer failed while waiting until %s", what).isNull();
+      }
       assertThat(System.nanoTime()).as("timed out waiting until %s", what).isLessThan(deadline);
       Thread.sleep(50);
     }

@@ -113,6 +113,15 @@ public final class BrokerKeys {
       "How long the first rebalance of an empty Kafka classic group waits for more members (Kafka's key, Kafka's "
       + "default): each member joining meanwhile extends the wait by this much, up to the members' rebalance "
       + "timeout. 0: the first member's join completes at once.", false);
+  public static final ConfigKey<Integer> GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS = new ConfigKey<>(
+      "group.consumer.heartbeat.interval.ms", "5000", Parsers::positiveInt,
+      "How often a Kafka consumer of the KIP-848 protocol (group.protocol=consumer) heartbeats: the broker tells "
+      + "it in each answer (as Kafka's key of this name).", false);
+  public static final ConfigKey<Long> GROUP_CONSUMER_SESSION_TIMEOUT_MS = new ConfigKey<>(
+      "group.consumer.session.timeout.ms", "45000", s -> Parsers.longAtLeast(s, 100),
+      "A Kafka consumer of the KIP-848 protocol that sends no heartbeat for this long is removed from its group "
+      + "and its partitions go to the others (as Kafka's key of this name; the broker decides it, not the client).",
+      false);
   public static final ConfigKey<Long> GROUP_JOURNAL_COMPACT_EVENTS = new ConfigKey<>(
       "group.journal.compact.events", "100000", s -> Parsers.longAtLeast(s, 10),
       "A group's journal (commits, deliveries, settles) is rewritten as a snapshot after this many events.",
@@ -201,7 +210,8 @@ public final class BrokerKeys {
       PRODUCER_MAINTENANCE_INTERVAL_MS, DEFAULT_PARTITIONS, AUTO_CREATE_TOPICS_ENABLE,
       DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, RETENTION_CHECK_INTERVAL_MS,
       DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_HEARTBEAT_INTERVAL_MS,
-      GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_OFFSETS_RETENTION_MS, GROUP_JOURNAL_COMPACT_EVENTS,
+      GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_OFFSETS_RETENTION_MS, GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS,
+      GROUP_CONSUMER_SESSION_TIMEOUT_MS, GROUP_JOURNAL_COMPACT_EVENTS,
       DISK_FREE_MIN_BYTES, DISK_HEADROOM_BYTES, DISK_FREE_PER_WRITER_BYTES, DISK_CHECK_INTERVAL_MS,
       HTTP_LISTEN, SHUTDOWN_GRACE_MS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD, TLS_CLIENT_CA_FILE,
       TLS_CLIENT_AUTH, AUTH_ENABLED, AUTH_TOKENS_FILE, AUTH_TOKENS, AUTH_PERMISSIONS_FILE, AUTH_ANONYMOUS,

@@ -11,7 +11,7 @@ import java.util.TreeMap;
  * floor or ceil of partitions/members of it) and sticky (a member keeps the partitions it owned, up
  * to the floor of its share), so a rebalance moves as few partitions as it can.
  */
-final class Assignor {
+public final class Assignor {
   private Assignor() {}
 
   /**
@@ -20,7 +20,7 @@ final class Assignor {
    * @param previous the owners before this rebalance
    * @return member id → its partitions (every member has an entry)
    */
-  static Map<String, List<TopicPartition>> assign(Map<String, List<String>> subscriptions,
+  public static Map<String, List<TopicPartition>> assign(Map<String, List<String>> subscriptions,
       Map<String, Integer> partitionCounts, Map<TopicPartition, String> previous) {
     Map<String, List<TopicPartition>> result = new TreeMap<>();
     Map<String, Integer> load = new HashMap<>();

@@ -7,6 +7,7 @@ import io.brook.broker.config.BrokerKeys;
 import io.brook.broker.config.CrossKeyRules;
 import io.brook.broker.config.TopicDefaults;
 import io.brook.broker.core.AckService;
+import io.brook.broker.core.ConsumerGroupService;
 import io.brook.broker.core.FetchService;
 import io.brook.broker.core.ClassicGroupService;
 import io.brook.broker.core.GroupService;
@@ -20,6 +21,7 @@ import io.brook.broker.disk.FreeSpace;
 import io.brook.broker.durability.Flusher;
 import io.brook.broker.groups.GroupContext;
 import io.brook.broker.groups.GroupManager;
+import io.brook.broker.groups.consumer.ConsumerSettings;
 import io.brook.broker.metrics.BrokerMetrics;
 import io.brook.broker.outbound.OutboundMemory;
 import io.brook.broker.producers.ProducerIds;
@@ -103,6 +105,7 @@ final class BrokerContext {
   final BrokerSettings brokerSettings;
   final GroupService groupService;
   final ClassicGroupService classicGroups;
+  final ConsumerGroupService consumerGroups;
   final AckService ackService;
   private final ActiveWriters<Partition> appending = new ActiveWriters<>(ACTIVE_WRITER_WINDOW_MS, System::nanoTime);
 
@@ -184,6 +187,8 @@ final class BrokerContext {
     brokerSettings = BrokerSettings.of(config);
     groupService = new GroupService(groups, minSessionTimeoutMs, maxSessionTimeoutMs);
     classicGroups = new ClassicGroupService(groups, config.get(BrokerKeys.GROUP_INITIAL_REBALANCE_DELAY_MS));
+    consumerGroups = new ConsumerGroupService(groups, new ConsumerSettings(
+        config.get(BrokerKeys.GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS), config.get(BrokerKeys.GROUP_CONSUMER_SESSION_TIMEOUT_MS)));
     ackService = new AckService(groups);
   }
 

@@ -6,6 +6,8 @@ import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
 import io.brook.broker.kafka.access.AuthenticationGate;
 import io.brook.broker.kafka.apis.ConsumerOffsetsTopic;
+import io.brook.broker.kafka.apis.ConsumerGroupDescribeApi;
+import io.brook.broker.kafka.apis.ConsumerGroupHeartbeatApi;
 import io.brook.broker.kafka.apis.CreatePartitionsApi;
 import io.brook.broker.kafka.apis.CreateTopicsApi;
 import io.brook.broker.kafka.apis.DeleteGroupsApi;
@@ -89,7 +91,9 @@ final class KafkaEndpoint implements AutoCloseable {
         new JoinGroupApi(ctx.classicGroups),
         new SyncGroupApi(ctx.classicGroups),
         new HeartbeatApi(ctx.classicGroups),
-        new LeaveGroupApi(ctx.classicGroups));
+        new LeaveGroupApi(ctx.classicGroups),
+        new ConsumerGroupHeartbeatApi(ctx.consumerGroups),
+        new ConsumerGroupDescribeApi(ctx.consumerGroups));
   }
 
   synchronized void start() throws IOException {

@@ -1,0 +1,40 @@
+package io.brook.broker.groups.consumer;
+
+import io.brook.broker.groups.TopicPartition;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** One KIP-848 member, in memory only (D16, D53). Accessed under the group's monitor. */
+final class ConsumerMember {
+  /** The epoch of a static member that left for a while (it keeps its assignment until its session ends). */
+  static final int LEFT_STATIC = -2;
+
+  final String id;
+  final String owner;
+  String instanceId;
+  String rackId;
+  String clientId = "";
+  String clientHost = "";
+  int rebalanceTimeoutMs;
+  List<String> topicNames = List.of();
+  String regex;
+  Pattern pattern;
+  /** The assignor it asked for, or null. */
+  String serverAssignor;
+  MemberAssignment assignment = MemberAssignment.joining();
+  /** What its last answer told it (null: never answered an assignment). */
+  Set<TopicPartition> answered;
+  long lastHeartbeatMs;
+  /** When it must have given up its revoked partitions (while UNREVOKED_PARTITIONS). */
+  long revokeDeadlineMs;
+
+  ConsumerMember(String id, String owner) {
+    this.id = id;
+    this.owner = owner;
+  }
+
+  boolean leftStatic() {
+    return assignment.epoch() == LEFT_STATIC;
+  }
+}

@@ -26,6 +26,9 @@ import javax.security.auth.callback.UnsupportedCallbackException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -340,6 +343,11 @@ class KafkaSaslIT {
         Errors.GROUP_AUTHORIZATION_FAILED));
     rows.put(ApiKeys.HEARTBEAT, new Row((short) 4, () -> new HeartbeatRequestData().setGroupId(GROUP)
         .setGenerationId(1).setMemberId("m"), Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.CONSUMER_GROUP_HEARTBEAT, new Row((short) 1, () -> new ConsumerGroupHeartbeatRequestData()
+        .setGroupId(GROUP).setMemberId(Uuid.randomUuid().toString()).setMemberEpoch(0).setRebalanceTimeoutMs(10_000)
+        .setSubscribedTopicNames(List.of("orders")).setTopicPartitions(List.of()), Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.CONSUMER_GROUP_DESCRIBE, new Row((short) 1, () -> new ConsumerGroupDescribeRequestData()
+        .setGroupIds(List.of(GROUP)), Errors.GROUP_AUTHORIZATION_FAILED));
     rows.put(ApiKeys.LEAVE_GROUP, new Row((short) 5, () -> new LeaveGroupRequestData().setGroupId(GROUP).setMembers(
         List.of(new LeaveGroupRequestData.MemberIdentity().setMemberId("m"))), Errors.GROUP_AUTHORIZATION_FAILED));
   }

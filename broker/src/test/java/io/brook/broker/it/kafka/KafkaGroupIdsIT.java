@@ -18,6 +18,8 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import java.time.Duration;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -29,6 +31,7 @@ import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitReque
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -111,6 +114,41 @@ class KafkaGroupIdsIT {
       try (Admin admin = admin(broker)) {
         assertThat(admin.listGroups().all().get()).extracting(g -> g.groupId()).hasSize(ids.size() - 2)
             .doesNotContain("a/b", "../escape");
+      }
+    }
+  }
+
+  /** Members join groups of such ids too, with either protocol, and commit into them. */
+  @Test
+  void consumersOfBothProtocolsJoinGroupsWhoseIdsAreNoBrookNames() throws Exception {
+    try (BrokerProcess broker = BrokerProcess.start(dir.resolve("data"), "--set", "group.initial.rebalance.delay.ms=0")) {
+      try (Admin admin = admin(broker)) {
+        admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            broker.kafkaAddress()), new StringSerializer(), new StringSerializer())) {
+          for (int i = 0; i < 5; i++) {
+            p.send(new ProducerRecord<>(TOPIC, 0, null, "v" + i));
+          }
+          p.flush();
+        }
+        Map<String, String> groups = Map.of("classic", "console-consumer:1/a b", "consumer", "../848 caf\u00e9");
+        for (Map.Entry<String, String> e : groups.entrySet()) {
+          Map<String, Object> props = Map.of("bootstrap.servers", broker.kafkaAddress(), "group.id", e.getValue(),
+              "group.protocol", e.getKey(), "auto.offset.reset", "earliest", "enable.auto.commit", false);
+          try (KafkaConsumer<String, String> c = new KafkaConsumer<>(props, new StringDeserializer(),
+              new StringDeserializer())) {
+            c.subscribe(List.of(TOPIC));
+            int seen = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (seen < 5 && System.nanoTime() < deadline) {
+              seen += c.poll(Duration.ofMillis(200)).count();
+            }
+            assertThat(seen).as(e.getKey()).isEqualTo(5);
+            c.commitSync();
+          }
+          assertThat(admin.listConsumerGroupOffsets(e.getValue()).partitionsToOffsetAndMetadata().get()
+              .get(new TopicPartition(TOPIC, 0)).offset()).as(e.getKey()).isEqualTo(5);
+        }
       }
     }
   }

@@ -69,6 +69,22 @@ check "ConsoleProducer from stdin" bash -c "seq 1 100 | perf/kafka.sh run org.ap
 n="$(perf/kafka.sh run org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$kb" --topic lines \
   --partition 0 --offset earliest --max-messages 100 2>/dev/null | wc -l)"
 check "ConsoleConsumer --partition 0 --offset earliest reads 100 (got $n)" test "$n" -eq 100
+n="$(perf/kafka.sh run org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$kb" --topic lines \
+  --group billing --from-beginning --max-messages 100 2>/dev/null | wc -l)"
+check "ConsoleConsumer --group billing --from-beginning reads 100 (got $n)" test "$n" -eq 100
+CG="perf/kafka.sh run org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server $kb"
+described="$($CG --describe --group billing 2>/dev/null)"
+check "kafka-consumer-groups --describe: billing at 100 on lines, lag 0" \
+  test "$(awk '$1 == "billing" && $2 == "lines" && $4 == 100 && $6 == 0' <<<"$described" | wc -l)" -eq 1
+brook_view="$(bin/brook group describe billing)"
+check "bin/brook group describe billing: type classic" grep -q 'type: classic' <<<"$brook_view"
+check "bin/brook group describe billing: lines committed at 100, as kafka-consumer-groups says" \
+  test "$(awk '$1 == "lines" && $3 == 100' <<<"$brook_view" | wc -l)" -eq 1
+check "kafka-consumer-groups --reset-offsets --to-earliest --execute" bash -c \
+  "$CG --reset-offsets --to-earliest --group billing --topic lines --execute 2>/dev/null | grep -q 'billing *lines *0 *0'"
+n="$("$KCAT" -b "$kb" -G billing lines -e -q | wc -l)"
+check "kcat -G billing reads the 100 again from the reset offsets (got $n)" test "$n" -eq 100
+check "kafka-consumer-groups --delete" bash -c "$CG --delete --group billing 2>/dev/null | grep -q successful"
 
 # Consumer groups, as the README's section runs them.
 n="$(bin/brook consume orders --group billing --from earliest | wc -l)"

@@ -436,6 +436,12 @@ public final class ClassicMembership implements Membership {
       becomeEmpty();
       return;
     }
+    if (members.values().stream().noneMatch(m -> m.join != null)) {
+      // Only static members are left and none rejoined: no generation without a leader; wait for them
+      // another rebalance timeout (their sessions may end meanwhile), as Kafka does.
+      joinDeadlineMs = now + members.values().stream().mapToLong(m -> m.rebalanceTimeoutMs).max().orElse(0);
+      return;
+    }
     int next = host.generation() + 1;
     if (!host.journalGeneration(next)) {
       return; // no room to journal it: the joins wait, and the next tick tries again

@@ -383,6 +383,26 @@ class ClassicMembershipTest {
   }
 
   @Test
+  void aRebalanceNoMemberRejoinsWaitsForTheStaticMembersWithoutANewGeneration() {
+    String s = staticAlone("i-1", false);
+    CompletableFuture<JoinAnswer> dJoin = group.join(join("", null, false, "range"));
+    String d = group.members().stream().map(m -> m.memberId()).filter(id -> !id.equals(s)).findFirst().orElseThrow();
+    group.leave(List.of(new MemberIdentity(d, null)), null); // the only member that rejoined is gone
+    assertThat(dJoin).isDone();
+    for (int i = 0; i < 2 * REBALANCE_MS / (SESSION_MS / 2); i++) { // s stays alive past the deadline, never rejoins
+      host.nowMs += SESSION_MS / 2;
+      group.tick(host.nowMs);
+      assertFault(() -> group.heartbeat(s, null, 1, null), MemberFault.REBALANCE_IN_PROGRESS);
+    }
+    assertThat(host.generation).as("no generation for a rebalance nobody joined").isEqualTo(1);
+    assertThat(group.kafkaState()).isEqualTo("PreparingRebalance");
+    JoinAnswer back = done(group.join(new ClassicJoin(s, "i-1", "client", "/127.0.0.1", SESSION_MS, REBALANCE_MS,
+        "consumer", protocols("range"), false, false, null)));
+    assertThat(back.generation()).isEqualTo(2);
+    assertThat(back.leaderId()).isEqualTo(s);
+  }
+
+  @Test
   void stoppingAnswersEveryParkedCall() {
     String a = stableAlone();
     joinAndSyncSecond(a);

@@ -20,6 +20,8 @@ final class ConsumerMember {
   List<String> topicNames = List.of();
   String regex;
   Pattern pattern;
+  /** The topics its principal may see: a regex matches only those (Kafka filters the same way). */
+  java.util.function.Predicate<String> visible = t -> true;
   /** The assignor it asked for, or null. */
   String serverAssignor;
   MemberAssignment assignment = MemberAssignment.joining();

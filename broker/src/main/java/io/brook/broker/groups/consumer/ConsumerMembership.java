@@ -128,6 +128,9 @@ public final class ConsumerMembership implements Membership {
             + "', which has not left: stop that consumer first");
       }
     }
+    if (previous != null) {
+      checkOwner(previous, hb.owner()); // a static slot and its partitions are its principal's only
+    }
     ConsumerMember same = members.get(id);
     if (same != null) {
       checkOwner(same, hb.owner());
@@ -141,6 +144,7 @@ public final class ConsumerMembership implements Membership {
       m.topicNames = previous.topicNames;
       m.regex = previous.regex;
       m.pattern = previous.pattern;
+      m.visible = previous.visible;
       m.serverAssignor = previous.serverAssignor;
       m.rebalanceTimeoutMs = previous.rebalanceTimeoutMs;
       Set<TopicPartition> its = target.remove(previous.id);
@@ -153,6 +157,7 @@ public final class ConsumerMembership implements Membership {
       m.topicNames = same.topicNames;
       m.regex = same.regex;
       m.pattern = same.pattern;
+      m.visible = same.visible;
       m.serverAssignor = same.serverAssignor;
     } else {
       changed = true;
@@ -198,6 +203,7 @@ public final class ConsumerMembership implements Membership {
   }
 
   private void subscribe(ConsumerMember m, ConsumerHeartbeat hb, Pattern pattern) {
+    m.visible = hb.visibleTopics();
     if (hb.subscribedTopicNames() != null) {
       List<String> names = List.copyOf(new TreeSet<>(hb.subscribedTopicNames()));
       if (!names.equals(m.topicNames)) {
@@ -298,8 +304,8 @@ public final class ConsumerMembership implements Membership {
   private Set<String> subscribedTopics(ConsumerMember m) {
     Set<String> topics = new TreeSet<>(m.topicNames);
     if (m.pattern != null) {
-      for (String t : host.topicNames()) {
-        if (m.pattern.matcher(t).matches()) {
+      for (String t : host.topicNames()) { // only topics its principal may see, as Kafka (KAFKA-18813)
+        if (m.visible.test(t) && m.pattern.matcher(t).matches()) {
           topics.add(t);
         }
       }

@@ -66,7 +66,7 @@ public final class ConsumerGroupHeartbeatApi implements KafkaApi {
     ConsumerHeartbeat hb = new ConsumerHeartbeat(body.groupId(), body.memberId(), body.memberEpoch(),
         body.instanceId(), body.rackId(), body.rebalanceTimeoutMs(), body.subscribedTopicNames(),
         body.subscribedTopicRegex(), body.serverAssignor(), owned, request.clientId() == null ? "" : request.clientId(),
-        request.remote().getAddress().toString(), caller.principal());
+        request.remote().getAddress().toString(), caller.principal(), caller.visibleTopics());
     try {
       HeartbeatAnswer answer = groups.heartbeat(hb, request.apiVersion() >= 1);
       if (answer.fault() != null) {

@@ -249,6 +249,28 @@ class ConsumerMembershipTest {
   }
 
   @Test
+  void aRegexMatchesOnlyTheTopicsTheMembersPrincipalMaySee() {
+    host.topics.put("secret", 2);
+    HeartbeatAnswer a = group.heartbeat(new ConsumerHeartbeat("billing", "m1", 0, null, null, REBALANCE_MS, null,
+        ".*", null, List.of(), "c", "h", "eve", t -> !t.equals("secret")));
+    assertThat(names(a.assignment())).hasSize(4).allSatisfy(tp -> assertThat(tp.topic()).isEqualTo("orders"));
+    assertThat(group.subscribedTopics()).containsExactly("orders");
+  }
+
+  @Test
+  void aStaticMembersSlotIsTakenBackOnlyByItsOwnPrincipal() {
+    group.heartbeat(new ConsumerHeartbeat("billing", "m1", 0, "i1", null, REBALANCE_MS, List.of("orders"), null, null,
+        List.of(), "c", "h", "alice"));
+    group.heartbeat(new ConsumerHeartbeat("billing", "m1", ConsumerMember.LEFT_STATIC, "i1", null, -1, null, null,
+        null, null, "c", "h", "alice"));
+    assertFault(MemberFault.GROUP_AUTHORIZATION_FAILED, () -> group.heartbeat(new ConsumerHeartbeat("billing", "m2", 0,
+        "i1", null, REBALANCE_MS, List.of("orders"), null, null, List.of(), "c", "h", "mallory")));
+    HeartbeatAnswer back = group.heartbeat(new ConsumerHeartbeat("billing", "m3", 0, "i1", null, REBALANCE_MS,
+        List.of("orders"), null, null, List.of(), "c", "h", "alice"));
+    assertThat(names(back.assignment())).hasSize(4);
+  }
+
+  @Test
   void partitionsAddedToASubscribedTopicAreAssignedAtANewEpoch() {
     HeartbeatAnswer a = join("m1");
     host.topics.put("orders", 6);

@@ -55,6 +55,9 @@ public final class ClassicGroupService {
     } catch (MemberFaultException e) {
       return new ParkedCall<>(CompletableFuture.completedFuture(JoinAnswer.refused(e.fault(), request.memberId())),
           () -> { });
+    } catch (BrokerException e) {
+      return new ParkedCall<>(CompletableFuture.completedFuture(JoinAnswer.refused(fault(group, e).fault(),
+          request.memberId())), () -> { });
     }
   }
 
@@ -73,6 +76,9 @@ public final class ClassicGroupService {
       }
     } catch (MemberFaultException e) {
       return new ParkedCall<>(CompletableFuture.completedFuture(SyncAnswer.refused(e.fault())), () -> { });
+    } catch (BrokerException e) {
+      return new ParkedCall<>(CompletableFuture.completedFuture(SyncAnswer.refused(fault(group, e).fault())),
+          () -> { });
     }
   }
 
@@ -133,6 +139,16 @@ public final class ClassicGroupService {
     try {
       return groups.kafkaGroup(group, create);
     } catch (BrokerException e) {
+      throw fault(group, e);
+    }
+  }
+
+  /**
+   * A lookup's or a journal write's refusal as a Kafka fault (a group deleted under a join: its
+   * journal refuses the write, UNKNOWN_MEMBER_ID, and the client joins again from scratch).
+   */
+  private static MemberFaultException fault(String group, BrokerException e) {
+    {
       MemberFault fault = switch (e.error()) {
         case UNKNOWN_GROUP -> MemberFault.UNKNOWN_MEMBER_ID; // no group, so no such member (a restart forgot it)
         case INVALID_REQUEST -> MemberFault.INVALID_GROUP_ID;
@@ -143,7 +159,7 @@ public final class ClassicGroupService {
           yield MemberFault.INVALID_REQUEST;
         }
       };
-      throw new MemberFaultException(fault, e.getMessage());
+      return new MemberFaultException(fault, e.getMessage());
     }
   }
 }

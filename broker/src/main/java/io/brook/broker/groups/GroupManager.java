@@ -348,6 +348,7 @@ public final class GroupManager implements AutoCloseable {
   /** Takes the group out and its files away. Callers hold this manager's monitor and the group's. */
   private void remove(Group g) {
     String name = g.name();
+    g.closeMembers("group '" + name + "' was deleted"); // calls parked on it (a join in its first delay) end now
     g.markDeleted();
     groups.remove(name);
     g.closeJournal(false);

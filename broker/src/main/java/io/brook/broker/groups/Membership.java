@@ -38,6 +38,11 @@ public interface Membership {
   /** The members as describe shows them. */
   List<GroupView.Member> members();
 
+  /** Whether ids were handed out (MEMBER_ID_REQUIRED) that have not joined yet: the group is not idle. */
+  default boolean hasPendingMembers() {
+    return false;
+  }
+
   /** The topics some member subscribes to (OffsetDelete answers GROUP_SUBSCRIBED_TO_TOPIC for them). */
   Set<String> subscribedTopics();
 

@@ -374,7 +374,7 @@ public final class OffsetGroup extends Group {
    * happened in it (members, commits) for {@code retentionMs} (Kafka's offsets.retention.minutes).
    */
   synchronized boolean expired(long now, long retentionMs) {
-    if (memberCount() > 0) {
+    if (memberCount() > 0 || (engine != null && engine.hasPendingMembers())) {
       return false;
     }
     if (implicit && membersLeft && commits.isEmpty()) {

@@ -7,6 +7,11 @@ import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.disk.DiskLimits;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.groups.classic.ClassicJoin;
+import io.brook.broker.groups.classic.ClassicMembership;
+import io.brook.broker.groups.classic.ClassicProtocol;
+import io.brook.broker.groups.classic.JoinAnswer;
+import io.brook.broker.groups.classic.MemberIdentity;
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.storage.chronicle.ChronicleLog;
 import io.brook.broker.topics.TopicConfig;
@@ -153,6 +158,26 @@ class GroupLifetimeTest {
     nowMs.addAndGet(RETENTION_MS);
     groups.tick();
     assertThat(groups.find("billing")).as("expired").isNull();
+  }
+
+  @Test
+  void anEmptiedGroupStaysWhileAMemberIdItHandedOutHasNotJoinedYet() throws Exception {
+    OffsetGroup g = groups.kafkaGroup("console", true);
+    synchronized (g) {
+      ClassicMembership classic = g.membership(ClassicMembership.class, GroupProtocol.CLASSIC,
+          host -> new ClassicMembership(host, 0));
+      JoinAnswer first = classic.join(classicJoin("", false)).get();
+      classic.leave(List.of(new MemberIdentity(first.memberId(), null)), null); // emptied: it may go now
+      JoinAnswer next = classic.join(classicJoin("", true)).get();
+      assertThat(next.fault()).isEqualTo(MemberFault.MEMBER_ID_REQUIRED); // its client joins again with this id
+    }
+    groups.tick();
+    assertThat(groups.find("console")).as("a member is on its way in").isNotNull();
+  }
+
+  private static ClassicJoin classicJoin(String memberId, boolean v4) {
+    return new ClassicJoin(memberId, null, "c", "/127.0.0.1", 10_000, 30_000, "consumer",
+        List.of(new ClassicProtocol("range", new byte[0], List.of("t"))), v4, false, null);
   }
 
   @Test

@@ -585,6 +585,11 @@ public final class ClassicMembership implements Membership {
   }
 
   @Override
+  public boolean hasPendingMembers() {
+    return !pending.isEmpty();
+  }
+
+  @Override
   public GroupState state() {
     return switch (state) {
       case EMPTY, DEAD -> GroupState.EMPTY;

@@ -440,6 +440,22 @@ class KafkaSaslIT {
     }
   }
 
+  /** Before authentication no frame over 512 KiB is read into memory and decoded: the connection closes on it. */
+  @Test
+  void aLargeFrameBeforeAuthenticationClosesTheConnectionUnread() throws Exception {
+    double unauthenticated = metric("brook_kafka_refused_connections_total{reason=\"unauthenticated\"}");
+    double malformed = metric("brook_kafka_refused_connections_total{reason=\"malformed\"}");
+    byte[] frame = new byte[4 + 600 * 1024]; // garbage after the length: unread, it cannot be found malformed
+    java.nio.ByteBuffer.wrap(frame).putInt(frame.length - 4);
+    try (Conn c = new Conn()) {
+      c.wire.write(frame);
+      assertThat(c.closedByBroker()).isTrue();
+    }
+    assertThat(metric("brook_kafka_refused_connections_total{reason=\"unauthenticated\"}"))
+        .isEqualTo(unauthenticated + 1);
+    assertThat(metric("brook_kafka_refused_connections_total{reason=\"malformed\"}")).isEqualTo(malformed);
+  }
+
   @Test
   void groupsAreListedOnlyToPrincipalsWithAPermissionOnThem() throws Exception {
     try (Admin eve = Admin.create(clientProps("PLAIN", "eve", EVE_TOKEN));

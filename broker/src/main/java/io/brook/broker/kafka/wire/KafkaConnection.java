@@ -54,6 +54,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
   private final SerialExecutor work;
   /** Null with auth off. */
   private final AuthenticationGate gate;
+  /** The largest frame read from a connection that has not authenticated yet, as Kafka's default. */
+  static final int UNAUTHENTICATED_MAX_FRAME = 512 * 1024;
   private final ArrayDeque<PendingAnswer> pending = new ArrayDeque<>();
   private ChannelHandlerContext ctx;
   private ConnectionScope scope;
@@ -85,6 +87,14 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     ByteBuf frame = (ByteBuf) msg;
     if (closing) {
       frame.release();
+      return;
+    }
+    if (gate != null && !scope.isAuthenticated() && frame.readableBytes() > UNAUTHENTICATED_MAX_FRAME) {
+      // Nobody is known yet: no large frame is copied or decoded for them (Kafka's sasl.server.max.receive.size).
+      int size = frame.readableBytes();
+      frame.release();
+      refuse("unauthenticated", "a frame of " + size + " bytes before authentication (at most "
+          + UNAUTHENTICATED_MAX_FRAME + " until the client authenticates)");
       return;
     }
     // A heap copy the request data may point into (records, bytes fields) however long the API keeps it.
@@ -219,6 +229,10 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
     if (evt instanceof IdleStateEvent) {
+      PendingAnswer head = pending.peekFirst();
+      if (head != null && !head.done) {
+        return; // the broker owes the answer (a JoinGroup held for the rebalance): the client is not idle
+      }
       log.debug("Kafka connection from {} closed: idle for kafka.connections.max.idle.ms", remote);
       closing = true;
       ctx.close();

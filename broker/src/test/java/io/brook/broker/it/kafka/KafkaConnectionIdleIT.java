@@ -7,6 +7,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,13 +29,28 @@ class KafkaConnectionIdleIT {
   @BeforeAll
   static void start() throws Exception {
     broker = BrokerProcess.start(dir.resolve("data"), Map.of(), List.of(), "--set",
-        "kafka.connections.max.idle.ms=1000");
+        "kafka.connections.max.idle.ms=1000", "--set", "group.initial.rebalance.delay.ms=3000");
   }
 
   @AfterAll
   static void stop() throws Exception {
     if (broker != null) {
       broker.close();
+    }
+  }
+
+  /** A JoinGroup held for the first rebalance's delay (3 s) outlasts the idle time (1 s): the broker owes it. */
+  @Test
+  void aConnectionWaitingForAHeldJoinGroupIsNotIdle() throws Exception {
+    try (KafkaWire wire = new KafkaWire(broker.kafkaPort())) {
+      JoinGroupRequestData join = new JoinGroupRequestData().setGroupId("held").setMemberId("")
+          .setSessionTimeoutMs(10_000).setRebalanceTimeoutMs(30_000).setProtocolType("consumer");
+      join.protocols().add(new JoinGroupRequestData.JoinGroupRequestProtocol().setName("range")
+          .setMetadata(new byte[0]));
+      wire.write(KafkaWire.frame(ApiKeys.JOIN_GROUP, (short) 3, 7, join)); // v3: no MEMBER_ID_REQUIRED step
+      JoinGroupResponseData answer = (JoinGroupResponseData) RawKafka.read(wire, ApiKeys.JOIN_GROUP, (short) 3, 7);
+      assertThat(answer.errorCode()).isEqualTo(Errors.NONE.code());
+      assertThat(answer.generationId()).isEqualTo(1);
     }
   }
 

@@ -130,7 +130,7 @@ public final class OffsetGroup extends Group {
           + engine.memberCount() + " member(s) of the " + engine.protocol().name().toLowerCase()
           + " protocol: a member of the " + wanted.name().toLowerCase() + " protocol cannot join it until they leave");
     }
-    if (engine == null || engine.protocol() != wanted) {
+    if (engine == null || engine.protocol() != wanted || protocol != wanted) { // after gRPC members: a fresh one
       protocolIs(wanted);
       engine = make.apply(host);
       log.info("Group {}: now served by the {} protocol", name, wanted.name().toLowerCase());

@@ -175,6 +175,23 @@ class GroupLifetimeTest {
     assertThat(groups.find("console")).as("a member is on its way in").isNotNull();
   }
 
+  @Test
+  void aKafkaProtocolBackAfterGrpcMembersIsJournaledAgain() throws Exception {
+    OffsetGroup g = groups.kafkaGroup("both", true);
+    synchronized (g) {
+      g.membership(ClassicMembership.class, GroupProtocol.CLASSIC, host -> new ClassicMembership(host, 0));
+    }
+    JoinResult grpc = g.join(new JoinRequest("", "c", "127.0.0.1", List.of("t"), 10_000, 10_000, null)).get();
+    g.leave(grpc.memberId(), null);
+    assertThat(g.protocol()).isEqualTo(GroupProtocol.BROOK);
+    synchronized (g) {
+      g.membership(ClassicMembership.class, GroupProtocol.CLASSIC, host -> new ClassicMembership(host, 0));
+    }
+    assertThat(g.protocol()).isEqualTo(GroupProtocol.CLASSIC);
+    restart();
+    assertThat(groups.kafkaGroup("both", false).protocol()).isEqualTo(GroupProtocol.CLASSIC);
+  }
+
   private static ClassicJoin classicJoin(String memberId, boolean v4) {
     return new ClassicJoin(memberId, null, "c", "/127.0.0.1", 10_000, 30_000, "consumer",
         List.of(new ClassicProtocol("range", new byte[0], List.of("t"))), v4, false, null);

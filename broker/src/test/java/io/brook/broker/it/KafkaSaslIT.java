@@ -30,6 +30,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -454,6 +455,27 @@ class KafkaSaslIT {
     assertThat(metric("brook_kafka_refused_connections_total{reason=\"unauthenticated\"}"))
         .isEqualTo(unauthenticated + 1);
     assertThat(metric("brook_kafka_refused_connections_total{reason=\"malformed\"}")).isEqualTo(malformed);
+  }
+
+  /** A topic id is not secret, its name is: a refusal by id does not say it, in no field. */
+  @Test
+  void deleteTopicsByIdRefusedToEveNamesNoTopic() throws Exception {
+    Uuid id;
+    try (Admin alice = Admin.create(clientProps("PLAIN", "alice", ALICE_TOKEN))) {
+      id = alice.describeTopics(List.of("orders")).allTopicNames().get(30, TimeUnit.SECONDS).get("orders").topicId();
+    }
+    try (Conn c = new Conn()) {
+      assertThat(c.plain("eve", EVE_TOKEN)).isEqualTo(Errors.NONE);
+      c.send(ApiKeys.DELETE_TOPICS, (short) 6, new DeleteTopicsRequestData().setTimeoutMs(30_000).setTopics(List.of(
+          new DeleteTopicsRequestData.DeleteTopicState().setTopicId(id))));
+      DeleteTopicsResponseData answer = new DeleteTopicsResponseData(new ByteBufferAccessor(
+          c.answer(ApiKeys.DELETE_TOPICS, (short) 6)), (short) 6);
+      assertThat(answer.responses()).singleElement().satisfies(r -> {
+        assertThat(r.errorCode()).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+        assertThat(r.name()).isNull();
+        assertThat(r.errorMessage()).doesNotContain("orders");
+      });
+    }
   }
 
   @Test

@@ -75,7 +75,9 @@ public final class DeleteTopicsApi implements KafkaApi {
       name = found.name();
     }
     if (!caller.adminTopic(name)) { // by name whether it exists or not
-      return failed(byId ? null : name, t.topicId(), Unauthorized.topic(caller, "admin", name));
+      // By id, the name stays unsaid, in the message too: the id is not secret, the name is.
+      return failed(byId ? null : name, t.topicId(), Unauthorized.topic(caller, "admin", byId ? "id " + t.topicId()
+          : name));
     }
     try {
       Uuid id = TopicIds.toKafka(admin.describe(name).id());

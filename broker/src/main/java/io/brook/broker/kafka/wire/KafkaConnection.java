@@ -27,6 +27,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSession;
+import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -124,13 +125,18 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     updateAutoRead();
   }
 
+  private static boolean fireAndForget(InboundRequest request) {
+    return request.body() instanceof ProduceRequestData produce && produce.acks() == 0;
+  }
+
   /** Calls the request's API (on this event loop or a worker); its answer is recorded on the event loop. */
   private void handle(PendingAnswer answer) {
     InboundRequest request = answer.request;
     CompletableFuture<ApiMessage> future;
-    if (!ctx.channel().isActive()) {
+    if (!ctx.channel().isActive() && !fireAndForget(request)) {
       // Closed (by the client, or the broker stopping) while this waited its turn: nobody reads the
-      // answer and Kafka clients send again what was not answered, so it is not started.
+      // answer and Kafka clients send again what was not answered, so it is not started. A Produce with
+      // acks=0 is never sent again: the client counts it sent once written, and may close right after.
       future = CompletableFuture.failedFuture(new ClosedChannelException());
     } else if (gate != null && !gate.admits(request.key(), scope, this::tlsSession)) {
       // Asked here, in request order, so a request behind a SaslAuthenticate sees its outcome.

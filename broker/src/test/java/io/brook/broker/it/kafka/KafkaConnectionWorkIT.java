@@ -57,9 +57,39 @@ class KafkaConnectionWorkIT {
 
   /** Partition t-0's end offset, from /metrics (the HTTP server has network threads of its own). */
   private static long endOffset() throws Exception {
+    return endOffset("t");
+  }
+
+  private static long endOffset(String topic) throws Exception {
     return (long) Scrape.get(broker.httpPort(), "/metrics").lines()
-        .filter(l -> l.startsWith("brook_partition_end_offset{") && l.contains("topic=\"t\""))
+        .filter(l -> l.startsWith("brook_partition_end_offset{") && l.contains("topic=\"" + topic + "\""))
         .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).findFirst().orElse(-1);
+  }
+
+  /**
+   * A producer with acks=0 counts a record sent once written and may close at once (kafka-clients'
+   * flush then close): what it sent lands, also the requests still queued when the broker sees the close.
+   */
+  @Test
+  void acksZeroProducesSentRightBeforeTheClientClosesAllLand() throws Exception {
+    RawKafka.createTopic(broker.kafkaPort(), "fire", 1);
+    int frames = 64;
+    int perFrame = 2_000;
+    try (KafkaWire wire = new KafkaWire(broker.kafkaPort())) {
+      for (int f = 0; f < frames; f++) {
+        List<byte[]> batches = new ArrayList<>(perFrame);
+        for (int i = 0; i < perFrame; i++) {
+          batches.add(KafkaBatches.batch(Compression.NONE, KafkaBatches.rec(1000L + i, null, "f" + f + "-" + i)));
+        }
+        wire.write(RawKafka.produce(f, "fire", batches, (short) 0));
+      }
+    } // closed right after the last write, as the client does
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (endOffset("fire") < (long) frames * perFrame && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
+    Thread.sleep(500); // nothing more comes
+    assertThat(endOffset("fire")).isEqualTo((long) frames * perFrame);
   }
 
   @Test

@@ -39,12 +39,17 @@ final class RawKafka {
 
   /** A produce (acks=1) of {@code batches}, each for partition 0 of {@code topic}, in order. */
   static byte[] produce(int correlationId, String topic, List<byte[]> batches) {
+    return produce(correlationId, topic, batches, (short) 1);
+  }
+
+  /** A produce of {@code batches} with these acks (0: no answer comes). */
+  static byte[] produce(int correlationId, String topic, List<byte[]> batches, short acks) {
     ProduceRequestData.TopicProduceData t = new ProduceRequestData.TopicProduceData().setName(topic);
     for (byte[] b : batches) {
       t.partitionData().add(new ProduceRequestData.PartitionProduceData().setIndex(0)
           .setRecords(MemoryRecords.readableRecords(ByteBuffer.wrap(b))));
     }
-    ProduceRequestData data = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(30_000);
+    ProduceRequestData data = new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000);
     data.topicData().add(t);
     return KafkaWire.frame(ApiKeys.PRODUCE, PRODUCE_V, correlationId, data);
   }

@@ -11,8 +11,6 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
-import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Authentication when a call starts (bearer token, else client certificate CN, else anonymous when
@@ -26,15 +24,13 @@ public final class AuthInterceptor implements ServerInterceptor {
   private static final String BEARER = "Bearer ";
 
   private final Tokens tokens;
-  private final List<AccessRule> rules;
   private final boolean certificates;
   private final boolean anonymous;
-  /** Grants compiled once per principal: the per-message check is lookups only. */
-  private final ConcurrentHashMap<String, Principal> principals = new ConcurrentHashMap<>();
+  private final Principals principals;
 
-  AuthInterceptor(Tokens tokens, List<AccessRule> rules, boolean certificates, boolean anonymous) {
+  AuthInterceptor(Tokens tokens, Principals principals, boolean certificates, boolean anonymous) {
     this.tokens = tokens;
-    this.rules = List.copyOf(rules);
+    this.principals = principals;
     this.certificates = certificates;
     this.anonymous = anonymous;
   }
@@ -66,7 +62,7 @@ public final class AuthInterceptor implements ServerInterceptor {
       return refuse(call, Status.PERMISSION_DENIED.withDescription(
           "method " + method + " has no access rule: refused to everyone"));
     }
-    Principal principal = principals.computeIfAbsent(name, n -> new Principal(n, new Grants(n, rules)));
+    Principal principal = principals.of(name);
     GuardedCall<Q, A> guarded = new GuardedCall<>(call, rule, principal);
     // The service reads the principal from the context (Caller): ownership and what answers show.
     Context context = Context.current().withValue(Caller.KEY, principal);

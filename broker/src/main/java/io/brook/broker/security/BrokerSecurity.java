@@ -44,8 +44,9 @@ public final class BrokerSecurity {
         + (certificates ? ", client certificate CNs" : "") + (anonymous ? ", anonymous allowed" : "")
         + ", " + rules.size() + " permission rules"
         + (tls.isEmpty() && !tokens.isEmpty() ? " (tokens travel in plaintext: use TLS beyond loopback)" : "");
-    return new BrokerSecurity(tls, Optional.of(new AuthInterceptor(tokens, rules, certificates, anonymous)),
-        Optional.of(new KafkaAuthenticator(tokens, rules, certificates, anonymous)), summary);
+    Principals principals = new Principals(rules); // one compiled set for both doors
+    return new BrokerSecurity(tls, Optional.of(new AuthInterceptor(tokens, principals, certificates, anonymous)),
+        Optional.of(new KafkaAuthenticator(tokens, principals, certificates, anonymous)), summary);
   }
 
   public Optional<ServerTls> tls() {

@@ -1,7 +1,6 @@
 package io.brook.broker.security;
 
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLSession;
 
 /**
@@ -16,14 +15,13 @@ public final class KafkaAuthenticator {
   public static final List<String> MECHANISMS = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
 
   private final Tokens tokens;
-  private final List<AccessRule> rules;
   private final boolean certificates;
   private final boolean anonymous;
-  private final ConcurrentHashMap<String, Access> access = new ConcurrentHashMap<>();
+  private final Principals principals;
 
-  KafkaAuthenticator(Tokens tokens, List<AccessRule> rules, boolean certificates, boolean anonymous) {
+  KafkaAuthenticator(Tokens tokens, Principals principals, boolean certificates, boolean anonymous) {
     this.tokens = tokens;
-    this.rules = List.copyOf(rules);
+    this.principals = principals;
     this.certificates = certificates;
     this.anonymous = anonymous;
   }
@@ -66,6 +64,6 @@ public final class KafkaAuthenticator {
 
   /** What a principal may do (compiled once per principal). */
   public Access access(String principal) {
-    return access.computeIfAbsent(principal, p -> new Access(new Principal(p, new Grants(p, rules))));
+    return new Access(principals.of(principal));
   }
 }

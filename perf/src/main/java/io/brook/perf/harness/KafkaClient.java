@@ -164,11 +164,7 @@ final class KafkaClient implements SystemClient {
     return new Consumer() {
       @Override
       public int poll(Duration timeout, RecordSink sink) {
-        ConsumerRecords<byte[], byte[]> got = c.poll(timeout);
-        for (ConsumerRecord<byte[], byte[]> r : got) {
-          sink.accept(r.partition(), r.offset(), r.value(), 1);
-        }
-        return got.count();
+        return pollInto(c, timeout, sink);
       }
 
       @Override
@@ -207,11 +203,7 @@ final class KafkaClient implements SystemClient {
     return new GroupMember() {
       @Override
       public int poll(Duration timeout, RecordSink sink) {
-        ConsumerRecords<byte[], byte[]> got = c.poll(timeout);
-        for (ConsumerRecord<byte[], byte[]> r : got) {
-          sink.accept(r.partition(), r.offset(), r.value(), 1);
-        }
-        return got.count();
+        return pollInto(c, timeout, sink);
       }
 
       @Override
@@ -219,6 +211,15 @@ final class KafkaClient implements SystemClient {
         c.close(Duration.ofSeconds(30));
       }
     };
+  }
+
+  /** One poll, each record handed to the sink (first delivery: Kafka counts no attempts); how many came. */
+  private static int pollInto(KafkaConsumer<byte[], byte[]> c, Duration timeout, RecordSink sink) {
+    ConsumerRecords<byte[], byte[]> got = c.poll(timeout);
+    for (ConsumerRecord<byte[], byte[]> r : got) {
+      sink.accept(r.partition(), r.offset(), r.value(), 1);
+    }
+    return got.count();
   }
 
   private static Set<Integer> partitionsWithout(Set<TopicPartition> all, Collection<TopicPartition> gone) {

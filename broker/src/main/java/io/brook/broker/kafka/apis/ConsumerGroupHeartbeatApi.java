@@ -66,11 +66,11 @@ public final class ConsumerGroupHeartbeatApi implements KafkaApi {
     ConsumerHeartbeat hb = new ConsumerHeartbeat(body.groupId(), body.memberId(), body.memberEpoch(),
         body.instanceId(), body.rackId(), body.rebalanceTimeoutMs(), body.subscribedTopicNames(),
         body.subscribedTopicRegex(), body.serverAssignor(), owned, request.clientId() == null ? "" : request.clientId(),
-        request.remote().getAddress().toString(), caller.principal(), caller.visibleTopics());
+        ParkedAnswers.host(request), caller.principal(), caller.visibleTopics());
     try {
       HeartbeatAnswer answer = groups.heartbeat(hb, request.apiVersion() >= 1);
       if (answer.fault() != null) {
-        return done(response.setErrorCode(Errors.valueOf(answer.fault().name()).code())
+        return done(response.setErrorCode(GroupErrors.of(answer.fault()).code())
             .setErrorMessage(answer.message()));
       }
       response.setErrorCode(Errors.NONE.code()).setMemberId(answer.memberId()).setMemberEpoch(answer.memberEpoch())

@@ -1,6 +1,7 @@
 package io.brook.broker.kafka.apis;
 
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.groups.MemberFault;
 import io.brook.broker.groups.MemberFaultException;
 import io.brook.broker.kafka.apis.KafkaErrors.Failure;
 import org.apache.kafka.common.protocol.Errors;
@@ -17,7 +18,7 @@ public final class GroupErrors {
 
   public static Failure of(RuntimeException e) {
     if (e instanceof MemberFaultException f) {
-      return new Failure(Errors.valueOf(f.fault().name()), f.getMessage());
+      return new Failure(of(f.fault()), f.getMessage());
     }
     if (e instanceof BrokerException b) {
       Errors code = switch (b.error()) {
@@ -28,6 +29,11 @@ public final class GroupErrors {
       return new Failure(code, b.getMessage());
     }
     return KafkaErrors.of(e);
+  }
+
+  /** A fault's Kafka error; NONE for null. The fault names are Kafka's error names. */
+  public static Errors of(MemberFault fault) {
+    return fault == null ? Errors.NONE : Errors.valueOf(fault.name());
   }
 
   /** The answer to a caller without the permission a group API needs on the group. */

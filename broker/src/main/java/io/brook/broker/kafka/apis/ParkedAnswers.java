@@ -6,7 +6,6 @@ import io.brook.broker.groups.MemberFault;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 
 /** What the classic group handlers share: answers parked at the broker, and faults as Kafka codes. */
 final class ParkedAnswers {
@@ -26,9 +25,9 @@ final class ParkedAnswers {
     });
   }
 
-  /** A fault's Kafka code; NONE for null. The fault names are Kafka's error names. */
+  /** A fault's Kafka code (GroupErrors.of); NONE for null. */
   static short code(MemberFault fault) {
-    return fault == null ? Errors.NONE.code() : Errors.valueOf(fault.name()).code();
+    return GroupErrors.of(fault).code();
   }
 
   /** The client's address as Kafka's describe shows it ("/127.0.0.1"). */

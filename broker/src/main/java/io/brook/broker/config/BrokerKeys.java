@@ -1,5 +1,6 @@
 package io.brook.broker.config;
 
+import io.brook.broker.groups.consumer.MigrationPolicy;
 import io.brook.broker.storage.SegmentRoll;
 import io.brook.broker.topics.TopicConfig;
 import io.brook.broker.topics.TopicManager;
@@ -122,6 +123,12 @@ public final class BrokerKeys {
       "A Kafka consumer of the KIP-848 protocol that sends no heartbeat for this long is removed from its group "
       + "and its partitions go to the others (as Kafka's key of this name; the broker decides it, not the client).",
       false);
+  public static final ConfigKey<MigrationPolicy> GROUP_CONSUMER_MIGRATION_POLICY = new ConfigKey<>(
+      "group.consumer.migration.policy", "bidirectional", s -> Parsers.enumValue(MigrationPolicy.class, s),
+      "Kafka's key and default: upgrade: a classic group with members becomes a KIP-848 group when a consumer with "
+      + "group.protocol=consumer joins it; downgrade: a KIP-848 group whose last such consumer left goes back to "
+      + "classic; bidirectional: both; disabled: neither (a KIP-848 join to a classic group with members is refused "
+      + "GROUP_ID_NOT_FOUND). Classic consumers join a KIP-848 group with members whatever this says.", false);
   public static final ConfigKey<Long> GROUP_JOURNAL_COMPACT_EVENTS = new ConfigKey<>(
       "group.journal.compact.events", "100000", s -> Parsers.longAtLeast(s, 10),
       "A group's journal (commits, deliveries, settles) is rewritten as a snapshot after this many events.",
@@ -211,7 +218,7 @@ public final class BrokerKeys {
       DEFAULT_SEGMENT_ROLL, DEFAULT_RETENTION_MS, DEFAULT_RETENTION_BYTES, RETENTION_CHECK_INTERVAL_MS,
       DEFAULT_MAX_RECORD_BYTES, DEFAULT_MAX_MESSAGE_BYTES, GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_HEARTBEAT_INTERVAL_MS,
       GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_OFFSETS_RETENTION_MS, GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS,
-      GROUP_CONSUMER_SESSION_TIMEOUT_MS, GROUP_JOURNAL_COMPACT_EVENTS,
+      GROUP_CONSUMER_SESSION_TIMEOUT_MS, GROUP_CONSUMER_MIGRATION_POLICY, GROUP_JOURNAL_COMPACT_EVENTS,
       DISK_FREE_MIN_BYTES, DISK_HEADROOM_BYTES, DISK_FREE_PER_WRITER_BYTES, DISK_CHECK_INTERVAL_MS,
       HTTP_LISTEN, SHUTDOWN_GRACE_MS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD, TLS_CLIENT_CA_FILE,
       TLS_CLIENT_AUTH, AUTH_ENABLED, AUTH_TOKENS_FILE, AUTH_TOKENS, AUTH_PERMISSIONS_FILE, AUTH_ANONYMOUS,

@@ -13,6 +13,7 @@ import io.brook.broker.groups.classic.JoinAnswer;
 import io.brook.broker.groups.classic.LeaveAnswer;
 import io.brook.broker.groups.classic.MemberIdentity;
 import io.brook.broker.groups.classic.SyncAnswer;
+import io.brook.broker.groups.consumer.ConsumerMembership;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -44,6 +45,10 @@ public final class ClassicGroupService {
     try {
       OffsetGroup g = group(group, request.memberId().isEmpty());
       synchronized (g) {
+        ConsumerMembership mixed = kip848WithMembers(g);
+        if (mixed != null) {
+          return new ParkedCall<>(CompletableFuture.completedFuture(mixed.classic().join(request)), () -> { });
+        }
         ClassicMembership engine = engine(g);
         CompletableFuture<JoinAnswer> answer = engine.join(request);
         return new ParkedCall<>(answer, () -> {
@@ -66,6 +71,10 @@ public final class ClassicGroupService {
     try {
       OffsetGroup g = group(group, false);
       synchronized (g) {
+        ConsumerMembership mixed = kip848WithMembers(g);
+        if (mixed != null) {
+          return new ParkedCall<>(CompletableFuture.completedFuture(mixed.classic().sync(request)), () -> { });
+        }
         ClassicMembership engine = existingEngine(g, request.memberId());
         CompletableFuture<SyncAnswer> answer = engine.sync(request);
         return new ParkedCall<>(answer, () -> {
@@ -87,7 +96,12 @@ public final class ClassicGroupService {
     try {
       OffsetGroup g = group(group, false);
       synchronized (g) {
-        existingEngine(g, memberId).heartbeat(memberId, instanceId, generation, principal);
+        ConsumerMembership mixed = kip848WithMembers(g);
+        if (mixed != null) {
+          mixed.classic().heartbeat(memberId, instanceId, generation, principal);
+        } else {
+          existingEngine(g, memberId).heartbeat(memberId, instanceId, generation, principal);
+        }
       }
       return null;
     } catch (MemberFaultException e) {
@@ -104,12 +118,26 @@ public final class ClassicGroupService {
     try {
       OffsetGroup g = group(group, false);
       synchronized (g) {
+        ConsumerMembership mixed = kip848WithMembers(g);
+        if (mixed != null) {
+          return new LeaveAnswer(null, mixed.classic().leave(members, principal));
+        }
         ClassicMembership engine = g.membershipIfAny(ClassicMembership.class);
         return engine == null ? noneOfThem : new LeaveAnswer(null, engine.leave(members, principal));
       }
     } catch (MemberFaultException e) {
       return e.fault() == MemberFault.UNKNOWN_MEMBER_ID ? noneOfThem : new LeaveAnswer(e.fault(), List.of());
     }
+  }
+
+  /**
+   * The group's KIP-848 engine when it has members: classic members join it and are assigned by the
+   * broker, as Kafka serves them (whatever group.consumer.migration.policy says). An empty KIP-848
+   * group becomes classic instead.
+   */
+  private static ConsumerMembership kip848WithMembers(OffsetGroup g) {
+    ConsumerMembership m = g.membershipIfAny(ConsumerMembership.class);
+    return m != null && m.memberCount() > 0 ? m : null;
   }
 
   private ClassicMembership engine(OffsetGroup g) {

@@ -7,7 +7,10 @@ import io.brook.broker.groups.GroupManager;
 import io.brook.broker.groups.GroupProtocol;
 import io.brook.broker.groups.MemberFault;
 import io.brook.broker.groups.MemberFaultException;
+import io.brook.broker.groups.Membership;
+import io.brook.broker.groups.MembershipHost;
 import io.brook.broker.groups.OffsetGroup;
+import io.brook.broker.groups.classic.ClassicMembership;
 import io.brook.broker.groups.consumer.ConsumerGroupDescription;
 import io.brook.broker.groups.consumer.ConsumerHeartbeat;
 import io.brook.broker.groups.consumer.ConsumerMembership;
@@ -43,15 +46,32 @@ public final class ConsumerGroupService {
       boolean joining = hb.memberEpoch() == 0;
       OffsetGroup g = joining ? groups.kafkaGroup(hb.group(), true) : existing(hb.group());
       synchronized (g) {
+        boolean[] upgraded = {false};
         ConsumerMembership m = joining
-            ? g.membership(ConsumerMembership.class, GroupProtocol.CONSUMER, host -> new ConsumerMembership(host, settings))
+            ? g.membership(ConsumerMembership.class, GroupProtocol.CONSUMER, host -> new ConsumerMembership(host, settings),
+                (host, other) -> {
+                  ConsumerMembership made = upgrade(host, other);
+                  upgraded[0] = made != null;
+                  return made;
+                })
             : g.membershipIfAny(ConsumerMembership.class);
         if (m == null) {
           throw unknownMember(hb);
         }
-        return m.heartbeat(hb);
+        try {
+          return m.heartbeat(hb);
+        } catch (MemberFaultException e) {
+          if (upgraded[0]) {
+            m.handBackIfOnlyClassic(); // the join that upgraded the group was refused: it is classic again
+          }
+          throw e;
+        }
       }
     } catch (MemberFaultException e) {
+      if (e.fault() == MemberFault.INCONSISTENT_GROUP_PROTOCOL && hb.memberEpoch() == 0) {
+        // a classic group that does not become a KIP-848 group: Kafka answers that it is not one
+        return HeartbeatAnswer.refused(MemberFault.GROUP_ID_NOT_FOUND, e.getMessage());
+      }
       return HeartbeatAnswer.refused(e.fault(), e.getMessage());
     } catch (BrokerException e) {
       if (e.error() == BrokerError.INCONSISTENT_GROUP_MODE) { // an ack group, or gRPC members in it
@@ -65,6 +85,17 @@ public final class ConsumerGroupService {
       }
       throw e;
     }
+  }
+
+  /**
+   * A KIP-848 consumer joins a classic group with members (Kafka's online upgrade): when the policy
+   * allows and they are consumers, they become classic members of a KIP-848 group; else null.
+   */
+  private ConsumerMembership upgrade(MembershipHost host, Membership other) {
+    if (settings.migration().upgrades() && other instanceof ClassicMembership classic && classic.canHandOver()) {
+      return ConsumerMembership.fromClassic(host, settings, classic.handOver());
+    }
+    return null;
   }
 
   /** The group as ConsumerGroupDescribe shows it; empty when there is no such group or it is not a KIP-848 group. */

@@ -45,4 +45,10 @@ public interface MembershipHost {
 
   /** The last member left (the group may now expire, or go at once when it never had offsets). */
   void membershipEmptied();
+
+  /**
+   * The engine gives its members to an engine of another protocol, which serves the group from now on
+   * (Kafka's online downgrade of a KIP-848 group); the group's protocol is journaled.
+   */
+  void replaceMembership(java.util.function.Function<MembershipHost, Membership> next);
 }

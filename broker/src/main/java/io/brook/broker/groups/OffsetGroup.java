@@ -17,6 +17,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -114,21 +115,30 @@ public final class OffsetGroup extends Group {
 
   /**
    * The group's engine for {@code wanted}, made with {@code make} when the group has none or one of
-   * another protocol with no members. Callers use it under the group's monitor.
+   * another protocol with no members; when the other protocol's engine has members, {@code adopt} may
+   * take them over (Kafka's online upgrade), else the join is refused. Callers use it under the group's
+   * monitor.
    *
+   * @param adopt makes the engine from one of another protocol that has members, or answers null when it cannot
    * @throws BrokerException INCONSISTENT_GROUP_MODE when gRPC members are in the group
    * @throws MemberFaultException INCONSISTENT_GROUP_PROTOCOL when members of another Kafka protocol are
+   *     and {@code adopt} cannot take them
    */
   public synchronized <M extends Membership> M membership(Class<M> type, GroupProtocol wanted,
-      Function<MembershipHost, M> make) {
+      Function<MembershipHost, M> make, BiFunction<MembershipHost, Membership, M> adopt) {
     if (!members.isEmpty()) {
       throw error(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name + "' has " + members.size()
           + " Brook (gRPC) member(s): a Kafka consumer cannot join it until they leave");
     }
     if (engine != null && engine.protocol() != wanted && engine.memberCount() > 0) {
-      throw new MemberFaultException(MemberFault.INCONSISTENT_GROUP_PROTOCOL, "group '" + name + "' has "
-          + engine.memberCount() + " member(s) of the " + engine.protocol().name().toLowerCase()
-          + " protocol: a member of the " + wanted.name().toLowerCase() + " protocol cannot join it until they leave");
+      M adopted = adopt.apply(host, engine);
+      if (adopted == null) {
+        throw new MemberFaultException(MemberFault.INCONSISTENT_GROUP_PROTOCOL, "group '" + name + "' has "
+            + engine.memberCount() + " member(s) of the " + engine.protocol().name().toLowerCase()
+            + " protocol: a member of the " + wanted.name().toLowerCase() + " protocol cannot join it until they leave");
+      }
+      replace(adopted);
+      return adopted;
     }
     if (engine == null || engine.protocol() != wanted || protocol != wanted) { // after gRPC members: a fresh one
       protocolIs(wanted);
@@ -136,6 +146,18 @@ public final class OffsetGroup extends Group {
       log.info("Group {}: now served by the {} protocol", name, wanted.name().toLowerCase());
     }
     return type.cast(engine);
+  }
+
+  /** As {@link #membership(Class, GroupProtocol, Function, BiFunction)}, never taking another protocol's members. */
+  public synchronized <M extends Membership> M membership(Class<M> type, GroupProtocol wanted,
+      Function<MembershipHost, M> make) {
+    return membership(type, wanted, make, (h, other) -> null);
+  }
+
+  /** Another protocol's engine serves the members from now on. */
+  private void replace(Membership next) { // the engines log why
+    protocolIs(next.protocol());
+    engine = next;
   }
 
   /** Journals the protocol its members speak when it changes, so describe and list show it after a restart. */
@@ -668,6 +690,11 @@ public final class OffsetGroup extends Group {
     public void membershipEmptied() {
       log.info("Group {}: its last member left", name);
       emptied(ctx.clock().millis());
+    }
+
+    @Override
+    public void replaceMembership(Function<MembershipHost, Membership> next) {
+      replace(next.apply(this));
     }
   }
 

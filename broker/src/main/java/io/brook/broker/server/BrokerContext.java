@@ -188,7 +188,8 @@ final class BrokerContext {
     groupService = new GroupService(groups, minSessionTimeoutMs, maxSessionTimeoutMs);
     classicGroups = new ClassicGroupService(groups, config.get(BrokerKeys.GROUP_INITIAL_REBALANCE_DELAY_MS));
     consumerGroups = new ConsumerGroupService(groups, new ConsumerSettings(
-        config.get(BrokerKeys.GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS), config.get(BrokerKeys.GROUP_CONSUMER_SESSION_TIMEOUT_MS)));
+        config.get(BrokerKeys.GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS), config.get(BrokerKeys.GROUP_CONSUMER_SESSION_TIMEOUT_MS),
+        config.get(BrokerKeys.GROUP_CONSUMER_MIGRATION_POLICY), config.get(BrokerKeys.GROUP_INITIAL_REBALANCE_DELAY_MS)));
     ackService = new AckService(groups);
   }
 

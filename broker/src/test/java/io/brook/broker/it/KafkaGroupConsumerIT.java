@@ -280,6 +280,55 @@ class KafkaGroupConsumerIT {
     }
   }
 
+  /**
+   * Kafka 4.3's group.consumer.migration.policy (bidirectional): two classic consumers make a classic
+   * group; a KIP-848 consumer joining turns it into a KIP-848 group where the broker assigns all three
+   * (the classic ones hear it as a rebalance); when it leaves, the group is classic again. Every record
+   * is seen once and committed as Brook's offsets throughout.
+   */
+  @Test
+  void classicAndKip848ConsumersShareOneGroupAsItUpgradesAndDowngrades() throws Exception {
+    String topic = "mixed";
+    String group = "mixed-group";
+    wire.create(topic, 4);
+    Map<String, String> seen = new ConcurrentHashMap<>();
+    Set<String> produced = new HashSet<>(produce(topic, 4, "a", 400));
+    Map<String, Object> classic = Map.of("group.protocol", "classic", "heartbeat.interval.ms", 500,
+        "session.timeout.ms", 10_000);
+    try (Member c1 = new Member(group, topic, seen, classic); Member c2 = new Member(group, topic, seen, classic)) {
+      await("two classic members split the partitions", () -> splitBetween(4, c1, c2));
+      assertThat(describe(group).type()).isEqualTo(GroupType.CLASSIC);
+      await("every record was seen", () -> seen.keySet().containsAll(produced));
+
+      try (Member k = new Member(group, topic, seen, Map.of())) {
+        await("the classic members and the KIP-848 one split the partitions", () -> splitBetween(4, c1, c2, k));
+        ConsumerGroupDescription mixed = describe(group);
+        assertThat(mixed.type()).isEqualTo(GroupType.CONSUMER);
+        assertThat(mixed.members()).extracting(m -> m.upgraded().orElse(null))
+            .containsExactlyInAnyOrder(false, false, true);
+        produced.addAll(produce(topic, 4, "b", 400));
+        await("every record was seen", () -> seen.keySet().containsAll(produced));
+      } // the KIP-848 member leaves: back to classic
+
+      await("the classic members split the partitions again", () -> splitBetween(4, c1, c2)
+          && describeType(group) == GroupType.CLASSIC);
+      produced.addAll(produce(topic, 4, "c", 400));
+      await("every record was seen", () -> seen.keySet().containsAll(produced));
+    }
+    assertThat(seen.keySet()).isEqualTo(produced);
+    assertThat(seen.entrySet().stream().filter(e -> e.getValue().contains(",")).map(Map.Entry::getKey).toList())
+        .as("records seen by more than one member").isEmpty();
+    assertThat(committedOverGrpc(group)).isEqualTo(Map.of(0, 300L, 1, 300L, 2, 300L, 3, 300L));
+  }
+
+  static GroupType describeType(String group) {
+    try {
+      return describe(group).type();
+    } catch (Exception e) {
+      return null;
+    }
+  }
+
   static int memberCount(String group) {
     try {
       return describe(group).members().size();

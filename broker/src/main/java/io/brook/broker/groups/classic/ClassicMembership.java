@@ -61,6 +61,62 @@ public final class ClassicMembership implements Membership {
   }
 
   /**
+   * A classic group made of the classic members a KIP-848 group had when its last KIP-848 member
+   * left (Kafka's online downgrade): they keep their ids and partitions until they rejoin, which a
+   * rebalance started at once asks of them.
+   */
+  public ClassicMembership(MembershipHost host, long initialDelayMs, List<ClassicHandover> handed) {
+    this(host, initialDelayMs);
+    long now = host.nowMs();
+    protocolType = "consumer";
+    for (ClassicHandover h : handed) {
+      ClassicMember m = new ClassicMember(h.memberId(), new ClassicJoin(h.memberId(), h.instanceId(), h.clientId(),
+          h.clientHost(), h.sessionTimeoutMs(), h.rebalanceTimeoutMs(), "consumer", h.protocols(), false, false,
+          h.owner()), now);
+      m.assignment = new MemberAssignment(new byte[0], h.assigned());
+      members.put(m.id, m);
+    }
+    state = ClassicState.STABLE;
+    prepareRebalance(now, "the group went back to the classic protocol with " + members.size() + " member(s)");
+  }
+
+  /**
+   * Whether a KIP-848 member may join: the members are consumers (protocol type "consumer"), whose
+   * subscriptions and assignments the broker can read (Kafka's online upgrade).
+   */
+  public boolean canHandOver() {
+    return state != ClassicState.DEAD && !members.isEmpty() && "consumer".equals(protocolType);
+  }
+
+  /**
+   * Ends this engine and gives its members to a KIP-848 group (Kafka's online upgrade). Parked joins
+   * and syncs are answered REBALANCE_IN_PROGRESS: they join again, into the KIP-848 group.
+   */
+  public List<ClassicHandover> handOver() {
+    List<ClassicHandover> out = new ArrayList<>();
+    for (ClassicMember m : members.values()) {
+      if (m.join != null) {
+        m.join.complete(JoinAnswer.refused(MemberFault.REBALANCE_IN_PROGRESS, m.id));
+        m.join = null;
+      }
+      if (m.sync != null) {
+        m.sync.complete(SyncAnswer.refused(MemberFault.REBALANCE_IN_PROGRESS));
+        m.sync = null;
+      }
+      ClassicProtocol chosen = m.protocol(protocolName);
+      List<String> topics = (chosen != null ? chosen : m.protocols.get(0)).topics();
+      // What it was last assigned it may still own (mid-rebalance too): nobody else gets it before it rejoins.
+      out.add(new ClassicHandover(m.id, m.instanceId, m.owner, m.clientId, m.clientHost, m.sessionTimeoutMs,
+          m.rebalanceTimeoutMs, m.protocols, topics, m.assignment.partitions()));
+    }
+    state = ClassicState.DEAD;
+    members.clear();
+    pending.clear();
+    awaitingSync.clear();
+    return out;
+  }
+
+  /**
    * Joins or rejoins; the answer completes when the rebalance does (at once for MEMBER_ID_REQUIRED
    * and for a member that rejoins a stable group with nothing changed).
    *

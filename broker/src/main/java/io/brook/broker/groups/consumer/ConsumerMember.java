@@ -30,6 +30,8 @@ final class ConsumerMember {
   long lastHeartbeatMs;
   /** When it must have given up its revoked partitions (while UNREVOKED_PARTITIONS). */
   long revokeDeadlineMs;
+  /** A member that joined with the classic protocol (JoinGroup), else null. */
+  ClassicInfo classic;
 
   ConsumerMember(String id, String owner) {
     this.id = id;

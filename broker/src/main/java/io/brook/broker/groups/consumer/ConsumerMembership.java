@@ -13,6 +13,8 @@ import io.brook.broker.groups.assign.AssignmentSpec;
 import io.brook.broker.groups.assign.MemberSpec;
 import io.brook.broker.groups.assign.ServerAssignor;
 import io.brook.broker.groups.assign.ServerAssignors;
+import io.brook.broker.groups.classic.ClassicHandover;
+import io.brook.broker.groups.classic.ClassicMembership;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -43,23 +45,60 @@ public final class ConsumerMembership implements Membership {
   /** How often the subscribed topics are looked at for new or deleted partitions, and regexes re-matched. */
   static final long TOPIC_CHECK_INTERVAL_MS = 1000;
 
-  private final MembershipHost host;
-  private final ConsumerSettings settings;
-  private final Map<String, ConsumerMember> members = new LinkedHashMap<>();
-  private Map<String, Set<TopicPartition>> target = new HashMap<>();
-  private int targetEpoch;
+  final MembershipHost host;
+  final ConsumerSettings settings;
+  final Map<String, ConsumerMember> members = new LinkedHashMap<>();
+  Map<String, Set<TopicPartition>> target = new HashMap<>();
+  int targetEpoch;
   /** The partition counts the target was computed on. */
   private Map<String, Integer> targetTopics = Map.of();
   private String assignorName = ServerAssignors.defaultAssignor().name();
   /** Members or subscriptions changed: the group epoch must grow and the target be computed again. */
-  private boolean changed;
+  boolean changed;
   private long nextTopicCheckMs;
-  private boolean closed;
+  boolean closed;
+  private final ClassicMembers classic = new ClassicMembers(this);
 
   public ConsumerMembership(MembershipHost host, ConsumerSettings settings) {
     this.host = host;
     this.settings = settings;
     this.targetEpoch = host.generation();
+  }
+
+  /**
+   * A KIP-848 group made of a classic group's members, as a KIP-848 consumer joins it (Kafka's online
+   * upgrade): each keeps its id, its subscription and its partitions, at the classic generation, which
+   * is the target until the joining member bumps the epoch.
+   */
+  public static ConsumerMembership fromClassic(MembershipHost host, ConsumerSettings settings,
+      List<ClassicHandover> handed) {
+    ConsumerMembership g = new ConsumerMembership(host, settings);
+    int epoch = host.generation();
+    long now = host.nowMs();
+    Set<String> topics = new TreeSet<>();
+    for (ClassicHandover h : handed) {
+      ConsumerMember m = new ConsumerMember(h.memberId(), h.owner());
+      m.instanceId = h.instanceId();
+      m.clientId = h.clientId();
+      m.clientHost = h.clientHost();
+      m.rebalanceTimeoutMs = h.rebalanceTimeoutMs();
+      m.topicNames = List.copyOf(new TreeSet<>(h.topics()));
+      m.classic = new ClassicInfo(h.sessionTimeoutMs(), h.protocols());
+      m.assignment = new MemberAssignment(epoch, epoch, MemberState.STABLE, Set.copyOf(h.assigned()), Set.of());
+      m.lastHeartbeatMs = now;
+      g.members.put(m.id, m);
+      g.target.put(m.id, m.assignment.assigned());
+      topics.addAll(m.topicNames);
+    }
+    g.targetTopics = host.partitionCounts(topics);
+    log.info("Group {}: now a KIP-848 group, with {} classic member(s) at epoch {}", host.groupName(), handed.size(),
+        epoch);
+    return g;
+  }
+
+  /** Its classic members' JoinGroup, SyncGroup, Heartbeat and LeaveGroup. */
+  public ClassicMembers classic() {
+    return classic;
   }
 
   /**
@@ -169,7 +208,7 @@ public final class ConsumerMembership implements Membership {
 
   private ConsumerMember existing(ConsumerHeartbeat hb) {
     ConsumerMember m = members.get(hb.memberId());
-    if (m == null) {
+    if (m == null || m.classic != null) {
       throw new MemberFaultException(MemberFault.UNKNOWN_MEMBER_ID, "member '" + hb.memberId() + "' is not in group '"
           + host.groupName() + "' (it left, timed out, was fenced, or the broker restarted): join again with epoch 0");
     }
@@ -178,7 +217,7 @@ public final class ConsumerMembership implements Membership {
   }
 
   /** A member acts only as the principal that made it (D25); refused as Kafka refuses a group it may not use. */
-  private void checkOwner(ConsumerMember m, String caller) {
+  void checkOwner(ConsumerMember m, String caller) {
     if (!Ownership.allows(m.owner, caller)) {
       // The owner is not named: one principal learns nothing of another's name.
       throw new MemberFaultException(MemberFault.GROUP_AUTHORIZATION_FAILED, "principal " + caller
@@ -239,8 +278,9 @@ public final class ConsumerMembership implements Membership {
     return new HeartbeatAnswer(null, null, m.id, hb.memberEpoch(), 0, null); // no more heartbeats: no interval
   }
 
-  private void remove(ConsumerMember m, long now, String why) {
+  void remove(ConsumerMember m, long now, String why) {
     members.remove(m.id);
+    target.remove(m.id);
     changed = true;
     log.info("Group {}: member {} {} ({} members)", host.groupName(), m.id, why, members.size());
     if (members.isEmpty()) {
@@ -249,11 +289,39 @@ public final class ConsumerMembership implements Membership {
       host.membershipEmptied();
       return;
     }
+    if (m.classic == null && settings.migration().downgrades() && handBackIfOnlyClassic()) {
+      return;
+    }
     retarget(now);
   }
 
+  /**
+   * When only classic members are left (the last KIP-848 member left or was removed, when the policy
+   * downgrades; or the KIP-848 join that upgraded the group was refused) the group becomes classic
+   * again (Kafka's online downgrade): this engine ends and its members rebalance as a classic group.
+   * True when it did.
+   */
+  public boolean handBackIfOnlyClassic() {
+    if (members.isEmpty() || members.values().stream().anyMatch(m -> m.classic == null)) {
+      return false;
+    }
+    List<ClassicHandover> handed = new ArrayList<>();
+    for (ConsumerMember m : members.values()) {
+      Set<TopicPartition> owns = new TreeSet<>(m.assignment.assigned());
+      owns.addAll(m.assignment.revoking()); // still its own until it rejoins
+      handed.add(new ClassicHandover(m.id, m.instanceId, m.owner, m.clientId, m.clientHost, m.classic.sessionTimeoutMs,
+          m.rebalanceTimeoutMs, m.classic.protocols, m.topicNames, List.copyOf(owns)));
+    }
+    log.info("Group {}: only classic members are left: back to the classic protocol", host.groupName());
+    host.replaceMembership(h -> new ClassicMembership(h, settings.classicInitialDelayMs(), handed));
+    members.clear();
+    target = new HashMap<>();
+    closed = true;
+    return true;
+  }
+
   /** Bumps the group epoch and computes the target; when the epoch cannot be journaled, the tick tries again. */
-  private void retarget(long now) {
+  void retarget(long now) {
     int epoch = host.generation() + 1;
     if (!host.journalGeneration(epoch)) {
       return;
@@ -283,7 +351,7 @@ public final class ConsumerMembership implements Membership {
         .orElse(ServerAssignors.defaultAssignor());
   }
 
-  private void reconcile(ConsumerMember m, Set<TopicPartition> owned, long now) {
+  void reconcile(ConsumerMember m, Set<TopicPartition> owned, long now) {
     MemberAssignment before = m.assignment;
     Set<TopicPartition> mine = target.getOrDefault(m.id, Set.of());
     m.assignment = Reconciler.next(before, targetEpoch, mine, owned, tp -> heldByOther(m, tp));
@@ -292,7 +360,7 @@ public final class ConsumerMembership implements Membership {
     }
   }
 
-  private boolean heldByOther(ConsumerMember self, TopicPartition tp) {
+  boolean heldByOther(ConsumerMember self, TopicPartition tp) {
     for (ConsumerMember o : members.values()) {
       if (o != self && (o.assignment.assigned().contains(tp) || o.assignment.revoking().contains(tp))) {
         return true;
@@ -356,7 +424,7 @@ public final class ConsumerMembership implements Membership {
     for (ConsumerMember m : members.values()) {
       ms.add(new ConsumerGroupDescription.Member(m.id, m.instanceId, m.rackId, m.assignment.epoch(), m.clientId,
           m.clientHost, m.topicNames, m.regex, described(m.assignment.assigned()),
-          described(target.getOrDefault(m.id, Set.of()))));
+          described(target.getOrDefault(m.id, Set.of())), m.classic != null));
     }
     return new ConsumerGroupDescription(host.groupName(), kafkaState(), host.generation(), targetEpoch, assignorName, ms);
   }
@@ -418,7 +486,7 @@ public final class ConsumerMembership implements Membership {
     List<GroupView.Member> out = new ArrayList<>();
     for (ConsumerMember m : members.values()) {
       out.add(new GroupView.Member(m.id, m.clientId, m.clientHost, List.copyOf(new TreeSet<>(m.assignment.assigned())),
-          m.lastHeartbeatMs, 0, true, m.instanceId, null, null));
+          m.lastHeartbeatMs, 0, true, m.instanceId, m.classic == null ? null : m.classic.subscription(), null));
     }
     return out;
   }
@@ -443,6 +511,10 @@ public final class ConsumerMembership implements Membership {
           + host.groupName() + "'");
     }
     checkOwner(m, caller);
+    if (m.classic != null && epoch != m.assignment.epoch()) { // a classic member commits with its generation
+      throw new MemberFaultException(MemberFault.ILLEGAL_GENERATION, "generation " + epoch + " of member '" + memberId
+          + "' is not its current one (" + m.assignment.epoch() + "): join again");
+    }
     if (epoch != m.assignment.epoch()) {
       throw new MemberFaultException(MemberFault.STALE_MEMBER_EPOCH, "the received member epoch " + epoch
           + " does not match member '" + memberId + "''s epoch " + m.assignment.epoch());
@@ -453,12 +525,22 @@ public final class ConsumerMembership implements Membership {
   @Override
   public void tick(long nowMs) {
     for (ConsumerMember m : List.copyOf(members.values())) {
-      if (nowMs - m.lastHeartbeatMs > settings.sessionTimeoutMs()) {
-        remove(m, nowMs, "removed, no heartbeat within the session timeout (" + settings.sessionTimeoutMs() + " ms)");
+      if (closed) {
+        return; // the group went back to the classic protocol: another engine serves it now
+      }
+      long session = m.classic == null ? settings.sessionTimeoutMs() : m.classic.sessionTimeoutMs;
+      if (nowMs - m.lastHeartbeatMs > session) {
+        remove(m, nowMs, "removed, no heartbeat within the session timeout (" + session + " ms)");
+      } else if (m.classic != null && m.classic.rejoinDeadlineMs > 0 && nowMs > m.classic.rejoinDeadlineMs) {
+        remove(m, nowMs, "removed, it did not join again within its rebalance timeout (" + m.rebalanceTimeoutMs
+            + " ms) after it was told to");
       } else if (m.assignment.state() == MemberState.UNREVOKED_PARTITIONS && nowMs > m.revokeDeadlineMs) {
         remove(m, nowMs, "fenced: it kept partitions it had to give up past its rebalance timeout ("
             + m.rebalanceTimeoutMs + " ms)");
       }
+    }
+    if (closed) {
+      return;
     }
     if (nowMs >= nextTopicCheckMs) {
       nextTopicCheckMs = nowMs + TOPIC_CHECK_INTERVAL_MS;

@@ -32,6 +32,20 @@ public final class Reconciler {
     };
   }
 
+  /**
+   * A classic member joined again, saying what it owns now (an eager consumer gave up everything
+   * before it rejoined; a cooperative one lists what it kept): it gets the target epoch and what of
+   * its target nobody else owns, or it must first give up what is no longer its.
+   */
+  public static MemberAssignment rejoin(MemberAssignment now, int targetEpoch, Set<TopicPartition> target,
+      Set<TopicPartition> owned, Predicate<TopicPartition> heldByOther) {
+    Set<TopicPartition> stillOwned = new HashSet<>(now.assigned());
+    stillOwned.addAll(now.revoking());
+    stillOwned.retainAll(owned);
+    return towards(new MemberAssignment(now.epoch(), now.previousEpoch(), MemberState.STABLE, stillOwned, Set.of()),
+        targetEpoch, target, heldByOther);
+  }
+
   private static MemberAssignment towards(MemberAssignment now, int targetEpoch, Set<TopicPartition> target,
       Predicate<TopicPartition> heldByOther) {
     Set<TopicPartition> kept = new HashSet<>(now.assigned());

@@ -25,7 +25,8 @@ import org.apache.kafka.common.protocol.Errors;
  * --describe works for every kind. Members' partitions are shown only on topics the caller may see.
  */
 public final class ConsumerGroupDescribeApi implements KafkaApi {
-  /** A KIP-848 member (v1's MemberType; 0 would be a classic member inside a consumer group). */
+  /** v1's MemberType: a member that joined with JoinGroup (classic) or ConsumerGroupHeartbeat. */
+  private static final byte CLASSIC_MEMBER = 0;
   private static final byte CONSUMER_MEMBER = 1;
   private final ConsumerGroupService groups;
 
@@ -92,7 +93,7 @@ public final class ConsumerGroupDescribeApi implements KafkaApi {
           .setSubscribedTopicNames(m.subscribedTopicNames().stream().filter(visible).toList())
           .setSubscribedTopicRegex(m.subscribedTopicRegex() == null ? "" : m.subscribedTopicRegex()) // "" as Kafka
           .setAssignment(assignment(m.assignment(), visible)).setTargetAssignment(assignment(m.target(), visible))
-          .setMemberType(CONSUMER_MEMBER));
+          .setMemberType(m.classic() ? CLASSIC_MEMBER : CONSUMER_MEMBER));
     }
     if (withOperations) {
       out.setAuthorizedOperations(operations(consume, admin));

@@ -55,7 +55,8 @@ public final class JoinGroupApi implements KafkaApi {
     boolean consumer = "consumer".equals(body.protocolType());
     List<ClassicProtocol> protocols = new ArrayList<>();
     body.protocols().forEach(p -> protocols.add(new ClassicProtocol(p.name(), p.metadata(),
-        consumer ? ConsumerProtocolCodec.topics(p.metadata()) : List.of())));
+        consumer ? ConsumerProtocolCodec.topics(p.metadata()) : List.of(),
+        consumer ? ConsumerProtocolCodec.owned(p.metadata()) : List.of())));
     // v0 has no rebalance timeout: Kafka takes the session timeout for it.
     int rebalanceMs = version == 0 || body.rebalanceTimeoutMs() <= 0 ? body.sessionTimeoutMs() : body.rebalanceTimeoutMs();
     String instanceId = body.groupInstanceId();

@@ -60,7 +60,9 @@ public final class SyncGroupApi implements KafkaApi {
 
   private static SyncGroupResponseData response(short version, SyncAnswer a) {
     SyncGroupResponseData r = new SyncGroupResponseData().setThrottleTimeMs(0).setErrorCode(ParkedAnswers.code(a.fault()))
-        .setAssignment(a.assignment() == null ? new byte[0] : a.assignment());
+        .setAssignment(a.fault() == null && a.assignment() == null
+            ? ConsumerProtocolCodec.assignment(a.assigned(), a.subscription())
+            : a.assignment() == null ? new byte[0] : a.assignment());
     if (version >= 5) {
       r.setProtocolType(a.protocolType()).setProtocolName(a.protocolName());
     }

@@ -2,14 +2,18 @@ package io.brook.broker.kafka.groups;
 
 import io.brook.broker.groups.TopicPartition;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 
 /**
  * Reads what a classic consumer's opaque bytes say, with kafka-clients' own ConsumerProtocol: the
  * topics of its subscription (JoinGroup metadata) and the partitions of its assignment (SyncGroup).
- * The broker only relays those bytes; it reads them to show members' partitions, lag owners and
- * subscriptions. Bytes of another protocol type (Connect, Streams' own) or broken ones read as nothing.
+ * The broker only relays those bytes in a classic group; it reads them to show members' partitions,
+ * lag owners and subscriptions, and to take a classic member into a KIP-848 group, where it also
+ * writes the assignment the broker computed. Bytes of another protocol type (Connect, Streams' own)
+ * or broken ones read as nothing.
  */
 public final class ConsumerProtocolCodec {
   private ConsumerProtocolCodec() {}
@@ -37,5 +41,37 @@ public final class ConsumerProtocolCodec {
     } catch (RuntimeException e) {
       return List.of();
     }
+  }
+
+  /** The partitions a member says it owns (subscription v1+), or none. */
+  public static List<TopicPartition> owned(byte[] subscription) {
+    if (subscription == null || subscription.length == 0) {
+      return List.of();
+    }
+    try {
+      return ConsumerProtocol.deserializeSubscription(ByteBuffer.wrap(subscription)).ownedPartitions().stream()
+          .map(tp -> new TopicPartition(tp.topic(), tp.partition())).toList();
+    } catch (RuntimeException e) {
+      return List.of();
+    }
+  }
+
+  /**
+   * An assignment the broker computed, in the version of the member's own subscription (as Kafka
+   * answers a classic member of a KIP-848 group), so an older client reads it.
+   */
+  public static byte[] assignment(List<TopicPartition> partitions, byte[] subscription) {
+    short version = 0;
+    try {
+      version = ConsumerProtocol.deserializeVersion(ByteBuffer.wrap(subscription));
+    } catch (RuntimeException e) {
+      // not readable: version 0, which every consumer reads
+    }
+    List<org.apache.kafka.common.TopicPartition> tps = new ArrayList<>();
+    partitions.forEach(tp -> tps.add(new org.apache.kafka.common.TopicPartition(tp.topic(), tp.partition())));
+    ByteBuffer bytes = ConsumerProtocol.serializeAssignment(new ConsumerPartitionAssignor.Assignment(tps), version);
+    byte[] out = new byte[bytes.remaining()];
+    bytes.get(out);
+    return out;
   }
 }

@@ -72,4 +72,12 @@ final class FakeHost implements MembershipHost {
   public void membershipEmptied() {
     emptied++;
   }
+
+  /** The engine that took over the group's members (a downgrade), or null. */
+  io.brook.broker.groups.Membership replacedBy;
+
+  @Override
+  public void replaceMembership(java.util.function.Function<MembershipHost, io.brook.broker.groups.Membership> next) {
+    replacedBy = next.apply(this);
+  }
 }

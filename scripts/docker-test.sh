@@ -4,7 +4,8 @@
 # can be pulled here), builds deploy/docker/Dockerfile on it, then runs deploy/image-test (Testcontainers:
 # the image used through the Java client, restarted on its volume, the chart's helm test script
 # against it, the environment of the chart's pod as `helm template brook deploy/helm/brook` renders
-# it, with helm from scripts/helm-tools.sh). Stops the dockerd it started, whatever happens.
+# it, and the chart's pod under auth and TLS (ci/auth-values.yaml) serving Kafka clients over SASL,
+# with helm from scripts/helm-tools.sh). Stops the dockerd it started, whatever happens.
 # Ends with "docker-test: N passed, N failed, N skipped" (test-all's closing line adds it up).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,6 +18,7 @@ IMAGE="brook:test-$$"
 passed=0 failed=0 skipped=0
 log="$(mktemp)"
 rendered="$(mktemp --suffix=.yaml)"
+rendered_auth="$(mktemp --suffix=.yaml)"
 
 finish() {
   local rc=$?
@@ -25,7 +27,7 @@ finish() {
     failed=1
   fi
   docker_down || true
-  rm -f "$log" "$rendered"
+  rm -f "$log" "$rendered" "$rendered_auth"
   echo "docker-test: $passed passed, $failed failed, $skipped skipped"
   [[ $rc -eq 0 && $failed -eq 0 ]] || exit 1
 }
@@ -70,7 +72,8 @@ echo "docker-test: the broker has the Kafka listener: $kafka_listener"
 # The Java tests (Maven's reactor builds the client they use; no other module's tests run here).
 image_tests() {
   ./mvnw -B -P image-test -pl protocol,client-java,deploy/image-test verify -Dbrook.image="$IMAGE" \
-    -Dbrook.chart.rendered="$rendered" -Dbrook.kafka.listener="$kafka_listener" \
+    -Dbrook.chart.rendered="$rendered" -Dbrook.chart.rendered.auth="$rendered_auth" \
+    -Dbrook.kafka.listener="$kafka_listener" \
     -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false 2>&1 | tee "$log"
   return "${PIPESTATUS[0]}"
 }
@@ -82,11 +85,13 @@ if [[ $failed -gt 0 ]]; then
 fi
 
 # The chart as `helm install brook deploy/helm/brook` makes it: ImageIT starts the image with its pod's
-# environment (the service-link variables of its Services included).
+# environment (the service-link variables of its Services included); ChartKafkaSaslIT starts its pod
+# with auth and TLS on (its generated tokens and certificate) and connects Kafka clients over SASL.
 render_chart() {
-  install_helm && "$HELM" template brook deploy/helm/brook -n brook >"$rendered"
+  install_helm && "$HELM" template brook deploy/helm/brook -n brook >"$rendered" &&
+    "$HELM" template brook deploy/helm/brook -n brook -f deploy/helm/brook/ci/auth-values.yaml >"$rendered_auth"
 }
-check "helm template brook deploy/helm/brook, for the image test of the chart's pod" render_chart
+check "helm template brook deploy/helm/brook (default values, ci/auth-values.yaml), for the image tests of the chart's pod" render_chart
 
 rc=0
 image_tests || rc=$?

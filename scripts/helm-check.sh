@@ -203,7 +203,5 @@ must_fail "an advertised port that is not the external LoadBalancer's port" "kaf
   --set kafka.external.enabled=true --set kafka.advertised=kafka.example.com:9093
 must_fail "the external Kafka Service with the listener off" "kafka.external.enabled: the Kafka listener is off" \
   --set kafka.enabled=false --set kafka.external.enabled=true --set kafka.advertised=kafka.example.com:9092
-must_fail "the external Kafka Service under auth (no SASL yet)" "kafka.external.enabled: the Kafka listener is off while auth.enabled" \
-  --set auth.enabled=true --set kafka.external.enabled=true --set kafka.advertised=kafka.example.com:9092
 
 finish

@@ -35,6 +35,7 @@ EXPECTED_KINDS = {
     "existing-secrets-values": {"ConfigMap": 2, "Service": 2, "StatefulSet": 1, "Pod": 1, "ServiceMonitor": 1},
     "kafka-nodeport-values": {"ServiceAccount": 1, "ConfigMap": 2, "Service": 3, "StatefulSet": 1, "Pod": 1},
     "kafka-external-values": {"ServiceAccount": 1, "ConfigMap": 2, "Service": 3, "StatefulSet": 1, "Pod": 1, "Secret": 1},
+    "kafka-auth-values": {"ServiceAccount": 1, "ConfigMap": 2, "Service": 3, "StatefulSet": 1, "Pod": 1, "Secret": 1},
 }
 
 # The address the Kafka listener advertises (BROOK_KAFKA_ADVERTISED) for each values set, written out
@@ -45,12 +46,13 @@ EXPECTED_KINDS = {
 EXPECTED_KAFKA_ADVERTISED = {
     "default": "rel-brook.brook-ns.svc.cluster.local:9092",
     "tls-values": "rel-brook.brook-ns.svc.cluster.corp:9092",
-    "auth-values": None,  # auth.enabled: the listener has no SASL yet, so it stays off
+    "auth-values": "rel-brook.brook-ns.svc.cluster.local:9092",  # auth.enabled: SASL over TLS (D57)
     "persistence-off-values": None,
-    "servicemonitor-values": None,  # auth.enabled
-    "existing-secrets-values": None,  # auth.enabled
+    "servicemonitor-values": "rel-brook.brook-ns.svc.cluster.local:9092",
+    "existing-secrets-values": "queue.brook-ns.svc.cluster.local:9092",  # fullnameOverride: queue
     "kafka-nodeport-values": "203.0.113.10:30092",
     "kafka-external-values": "kafka.example.com:9094",
+    "kafka-auth-values": "203.0.113.10:30093",
 }
 
 
@@ -348,9 +350,8 @@ def kafka_problems(name, v, fullname, by, c, env, gen_tls):
         return [f"no expected Kafka advertised address written down for {name} (add it to EXPECTED_KAFKA_ADVERTISED)"]
     want_adv = EXPECTED_KAFKA_ADVERTISED[name]
     k = v.get("kafka", {})
-    on = k.get("enabled") and not v.get("auth", {}).get("enabled")  # no SASL yet: off under auth (D44)
-    need(on == (want_adv is not None), f"kafka.enabled {k.get('enabled')}, auth.enabled "
-         f"{v.get('auth', {}).get('enabled')}, but EXPECTED_KAFKA_ADVERTISED says {want_adv}")
+    on = bool(k.get("enabled"))  # under auth too: its clients authenticate with SASL (D57)
+    need(on == (want_adv is not None), f"kafka.enabled {k.get('enabled')}, but EXPECTED_KAFKA_ADVERTISED says {want_adv}")
     cports = {p["name"]: p for p in c.get("ports", [])}
     svc, head = by.get(("Service", fullname)), by.get(("Service", f"{fullname}-headless"))
     ext = by.get(("Service", f"{fullname}-kafka-external"))
@@ -428,6 +429,16 @@ def cmd_notes(name, rendered, chart_dir):
     adv = EXPECTED_KAFKA_ADVERTISED.get(name)
     if adv:
         want += [f"Kafka clients bootstrap from {adv}", f"kcat -b {adv} -L"]
+        if values["auth"]["enabled"]:
+            protocol = "sasl_ssl" if values["tls"]["enabled"] else "sasl_plaintext"
+            want += ["SASL PLAIN or SCRAM-SHA-256/512", f"-X security.protocol={protocol}",
+                     "-X sasl.mechanisms=PLAIN", '-X sasl.password="$BROOK_TOKEN"']
+            if not values["tls"]["enabled"]:
+                want += ["the token crosses the network in clear"]
+        elif values["tls"]["enabled"]:
+            want += ["-X security.protocol=ssl"]
+        if values["tls"]["enabled"]:
+            want += ["-X ssl.ca.location=ca.crt"]
     else:
         want += ["The Kafka listener is off"]
     return report([f"NOTES.txt does not say {w!r}" for w in want if w not in notes])

@@ -152,10 +152,11 @@ auth.permissions.file = /etc/brook/config/permissions
 {{- end }}
 {{ end }}
 
-{{/* "true" when the Kafka listener is on: kafka.enabled, and auth off, because the listener has no SASL
-yet and the broker refuses an explicit kafka.listen under auth.enabled (D44). */}}
+{{/* "true" when the Kafka listener is on (kafka.enabled). Under auth.enabled its clients authenticate
+with SASL (PLAIN, SCRAM-SHA-256/512) against the same tokens file and permissions as gRPC, or with a
+client certificate (D57): the pod already mounts both, so nothing else is needed. */}}
 {{- define "brook.kafkaOn" -}}
-{{- if and .Values.kafka.enabled (not .Values.auth.enabled) }}true{{ end }}
+{{- if .Values.kafka.enabled }}true{{ end }}
 {{- end }}
 
 {{/* Checks of values that the schema cannot express. */}}
@@ -169,9 +170,6 @@ yet and the broker refuses an explicit kafka.listen under auth.enabled (D44). */
 {{- if $ext.enabled }}
 {{- if not .Values.kafka.enabled }}
 {{- fail "kafka.external.enabled: the Kafka listener is off (kafka.enabled=false): turn it on or the external Service off" }}
-{{- end }}
-{{- if .Values.auth.enabled }}
-{{- fail "kafka.external.enabled: the Kafka listener is off while auth.enabled (it has no SASL yet): turn the external Service off" }}
 {{- end }}
 {{- if not .Values.kafka.advertised }}
 {{- fail "kafka.advertised: set it with kafka.external.enabled, to the address clients outside the cluster reach (a node's address and kafka.external.nodePort, or the load balancer's name and kafka.external.port): the listener advertises one address, which every client dials after bootstrapping" }}

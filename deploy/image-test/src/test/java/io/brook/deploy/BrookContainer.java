@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import javax.net.ssl.SSLContext;
 import org.testcontainers.containers.BindMode;
 import org.testcontainers.containers.ContainerLaunchException;
 import org.testcontainers.containers.GenericContainer;
@@ -43,20 +44,21 @@ final class BrookContainer extends GenericContainer<BrookContainer> {
 
   /** Plaintext, no authentication: the image's defaults. */
   BrookContainer(DockerImageName image, String volume) {
-    this(image, volume, null);
+    this(image, volume, (SSLContext) null);
   }
 
   /**
-   * With {@code secure}: TLS on gRPC and HTTP (HTTPS only, so /readyz too) and tokens with
-   * permissions, from the files mounted read-only at /etc/brook/secure as the chart mounts Secrets.
+   * The listeners on loopback ports of their own (gRPC, HTTP and, when the broker has it, Kafka's);
+   * with {@code tls} the HTTP port is taken as HTTPS trusted by that context, for settings that turn
+   * TLS on (the caller gives them, e.g. the chart's properties file).
    */
-  BrookContainer(DockerImageName image, String volume, SecureFiles secure) {
+  BrookContainer(DockerImageName image, String volume, SSLContext tls) {
     super(image);
     withNetworkMode("host");
     withEnv("BROOK_GRPC_LISTEN", "127.0.0.1:" + grpcPort);
     withEnv("BROOK_HTTP_LISTEN", "127.0.0.1:" + httpPort);
-    if (KAFKA_LISTENER) { // under auth the chart keeps the listener off (it predates the listener's SASL, D57): so does this
-      withEnv("BROOK_KAFKA_LISTEN", secure == null ? "127.0.0.1:" + kafkaPort : "");
+    if (KAFKA_LISTENER) { // on under auth too, as the chart has it (SASL, D57)
+      withEnv("BROOK_KAFKA_LISTEN", "127.0.0.1:" + kafkaPort);
     }
     withTmpFs(Map.of("/tmp", "rw"));
     withCreateContainerCmdModifier(cmd -> {
@@ -66,20 +68,28 @@ final class BrookContainer extends GenericContainer<BrookContainer> {
       binds.add(new Bind(volume, new Volume("/var/lib/brook")));
       cmd.getHostConfig().withReadonlyRootfs(true).withBinds(binds);
     });
-    if (secure == null) {
-      http = HTTP;
-      scheme = "http";
-    } else {
-      withFileSystemBind(secure.dir.toString(), "/etc/brook/secure", BindMode.READ_ONLY);
-      withEnv(Map.of("BROOK_TLS_CERT_FILE", "/etc/brook/secure/tls.crt",
-          "BROOK_TLS_KEY_FILE", "/etc/brook/secure/tls.key",
-          "BROOK_AUTH_ENABLED", "true",
-          "BROOK_AUTH_TOKENS_FILE", "/etc/brook/secure/tokens",
-          "BROOK_AUTH_PERMISSIONS_FILE", "/etc/brook/secure/permissions"));
-      http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).sslContext(secure.trustingContext()).build();
-      scheme = "https";
-    }
+    http = tls == null ? HTTP : HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).sslContext(tls).build();
+    scheme = tls == null ? "http" : "https";
     waitingFor(new ReadyzWaitStrategy().withStartupTimeout(READY_TIMEOUT));
+  }
+
+  /**
+   * With {@code secure}: TLS on gRPC, HTTP (HTTPS only, so /readyz too) and Kafka, and tokens with
+   * permissions, from the files mounted read-only at /etc/brook/secure as the chart mounts Secrets.
+   */
+  BrookContainer(DockerImageName image, String volume, SecureFiles secure) {
+    this(image, volume, secure.trustingContext());
+    withFileSystemBind(secure.dir.toString(), "/etc/brook/secure", BindMode.READ_ONLY);
+    withEnv(Map.of("BROOK_TLS_CERT_FILE", "/etc/brook/secure/tls.crt",
+        "BROOK_TLS_KEY_FILE", "/etc/brook/secure/tls.key",
+        "BROOK_AUTH_ENABLED", "true",
+        "BROOK_AUTH_TOKENS_FILE", "/etc/brook/secure/tokens",
+        "BROOK_AUTH_PERMISSIONS_FILE", "/etc/brook/secure/permissions"));
+  }
+
+  /** Where a Kafka client bootstraps (only when the broker has the Kafka listener). */
+  String kafkaAddress() {
+    return "127.0.0.1:" + kafkaPort;
   }
 
   String address() {

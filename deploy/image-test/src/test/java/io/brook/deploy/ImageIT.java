@@ -46,7 +46,7 @@ class ImageIT {
   private final String volume = "brook-image-it-" + UUID.randomUUID();
   private final List<GenericContainer<?>> started = new ArrayList<>();
 
-  private static DockerImageName image() {
+  static DockerImageName image() {
     String name = System.getProperty("brook.image", "");
     if (name.isBlank()) {
       throw new IllegalStateException("no image to test: run scripts/docker-test.sh, which builds it and sets "

@@ -48,7 +48,12 @@ final class SecureFiles {
 
   /** A JDK SSLContext trusting the CA, for the HTTPS port. */
   SSLContext trustingContext() {
-    try (var in = Files.newInputStream(dir.resolve("ca.crt"))) {
+    return trusting(dir.resolve("ca.crt"));
+  }
+
+  /** A JDK SSLContext trusting the CA certificate in a PEM file. */
+  static SSLContext trusting(Path caFile) {
+    try (var in = Files.newInputStream(caFile)) {
       KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
       trust.load(null, null);
       trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
@@ -58,7 +63,7 @@ final class SecureFiles {
       ctx.init(null, tmf.getTrustManagers(), null);
       return ctx;
     } catch (IOException | GeneralSecurityException e) {
-      throw new IllegalStateException("cannot trust " + dir.resolve("ca.crt"), e);
+      throw new IllegalStateException("cannot trust " + caFile, e);
     }
   }
 

@@ -16,7 +16,11 @@ import javax.security.auth.callback.PasswordCallback;
 import javax.security.auth.callback.UnsupportedCallbackException;
 import javax.security.sasl.SaslServer;
 import org.apache.kafka.common.security.scram.ScramExtensionsCallback;
+import org.apache.kafka.common.security.scram.internals.ScramFormatter;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
+import org.apache.kafka.common.security.scram.internals.ScramMessages.ClientFinalMessage;
+import org.apache.kafka.common.security.scram.internals.ScramMessages.ClientFirstMessage;
+import org.apache.kafka.common.security.scram.internals.ScramMessages.ServerFirstMessage;
 import org.apache.kafka.common.security.scram.internals.ScramSaslClient;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -107,6 +111,39 @@ class KafkaAuthenticatorTest {
     assertThat(failure).isEqualTo(wrongPassword);
     // Another principal's token is not this user's password.
     assertThat(exchange(client(mechanism, "alice", "hunter2"), servers.create(mechanism))).isEqualTo(2);
+  }
+
+  /**
+   * librdkafka before 2.6.1 (Debian's kcat 1.7.1: 2.0.2) sends r=<client nonce><server's r=> in its
+   * final message, the client nonce twice, with a proof computed over that same message
+   * (confluentinc/librdkafka#4895). Kafka 4.3.1 refuses it (seen on the oracle, docs/KAFKA.md), and so
+   * does Brook, with Kafka's reason; the same hand-made client with RFC 5802's nonce gets in, so the
+   * nonce alone is what is refused.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"SCRAM-SHA-256", "SCRAM-SHA-512"})
+  void scramRefusesLibrdkafkaBefore261sRepeatedNonceAsKafka431DoesAndOnlyForIt(String mechanism) throws Exception {
+    KafkaSaslServers servers = new KafkaSaslServers(auth);
+    SaslServer repeated = servers.create(mechanism);
+    assertThatThrownBy(() -> repeated.evaluateResponse(handMadeFinal(mechanism, repeated, true)))
+        .hasMessage("Invalid client nonce in the final client message.");
+    SaslServer rfc = servers.create(mechanism);
+    rfc.evaluateResponse(handMadeFinal(mechanism, rfc, false));
+    assertThat(rfc.isComplete()).isTrue();
+    assertThat(rfc.getAuthorizationID()).isEqualTo("alice");
+  }
+
+  /** alice's client-final message after the server's first, built as librdkafka 2.0.2 ({@code repeat}) or RFC 5802 does. */
+  private static byte[] handMadeFinal(String mechanism, SaslServer server, boolean repeat) throws Exception {
+    ScramFormatter formatter = new ScramFormatter(ScramMechanism.forMechanismName(mechanism));
+    String clientNonce = formatter.secureRandomString();
+    ClientFirstMessage first = new ClientFirstMessage("alice", clientNonce, Map.of());
+    ServerFirstMessage serverFirst = new ServerFirstMessage(server.evaluateResponse(first.toBytes()));
+    String nonce = repeat ? clientNonce + serverFirst.nonce() : serverFirst.nonce();
+    ClientFinalMessage last = new ClientFinalMessage("n,,".getBytes(StandardCharsets.UTF_8), nonce);
+    byte[] salted = formatter.saltedPassword("s3cret-ä", serverFirst.salt(), serverFirst.iterations());
+    last.proof(formatter.clientProof(salted, first, serverFirst, last));
+    return last.toBytes();
   }
 
   @Test

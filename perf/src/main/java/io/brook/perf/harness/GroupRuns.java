@@ -96,7 +96,7 @@ final class GroupRuns {
         return;
       }
       List<String> command = ConsumerPerformanceTool.command(runner.repo(), c.server().kafkaBootstrap(), topic,
-          topic + "-g", w.records());
+          topic + "-g", w.records(), w.settings().extra());
       double cpu = c.server().cpuSeconds();
       ConsumerPerformanceTool.Summary s = ConsumerPerformanceTool.run(command,
           c.server().dir.resolveSibling(topic + ".consumer-perf.log"), w.timeoutSeconds());

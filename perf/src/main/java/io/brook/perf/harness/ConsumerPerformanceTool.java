@@ -2,15 +2,18 @@ package io.brook.perf.harness;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Kafka's own consumer benchmark, {@code org.apache.kafka.tools.ConsumerPerformance} of kafka-tools 4.3.1,
  * run through {@code perf/kafka.sh run} as a process of its own, with only the bootstrap address, the
- * topic, the record count and a group id: it subscribes (a consumer group of one member, the consumer's
- * defaults otherwise) and reads until it has the records. Its figures are its own result line; a run
+ * topic, the record count, a group id and the group protocol when it is not classic: it subscribes (a
+ * consumer group of one member, the consumer's defaults otherwise) and reads until it has the records. Its figures are its own result line; a run
  * that read fewer records than asked (it gives up after {@code --timeout} ms without a record and still
  * prints its line) or that exits non-zero fails.
  */
@@ -33,9 +36,20 @@ final class ConsumerPerformanceTool {
 
   /** The command line: {@code records} records of {@code topic} read by a member of {@code group}. */
   static List<String> command(Path repo, String bootstrap, String topic, String group, long records) {
-    return List.of(repo.resolve("perf/kafka.sh").toString(), "run", "org.apache.kafka.tools.ConsumerPerformance",
-        "--bootstrap-server", bootstrap, "--topic", topic, "--group", group, "--num-records", Long.toString(records),
-        "--timeout", Integer.toString(IDLE_TIMEOUT_MS));
+    return command(repo, bootstrap, topic, group, records, Map.of());
+  }
+
+  /**
+   * The same with consumer settings of the workload's ({@code group.protocol=consumer} for KIP-848), each
+   * passed as the tool's {@code --command-property key=value}, in key order.
+   */
+  static List<String> command(Path repo, String bootstrap, String topic, String group, long records,
+      Map<String, String> consumer) {
+    List<String> command = new ArrayList<>(List.of(repo.resolve("perf/kafka.sh").toString(), "run",
+        "org.apache.kafka.tools.ConsumerPerformance", "--bootstrap-server", bootstrap, "--topic", topic, "--group", group,
+        "--num-records", Long.toString(records), "--timeout", Integer.toString(IDLE_TIMEOUT_MS)));
+    new TreeMap<>(consumer).forEach((key, value) -> command.addAll(List.of("--command-property", key + "=" + value)));
+    return List.copyOf(command);
   }
 
   /** Runs the tool to its end (its output kept in {@code log}) and returns its result line's figures. */

@@ -24,9 +24,11 @@ final class GroupRuns {
 
   /**
    * The workload's consumers, members of one new group, subscribe to a prefilled topic together and read
-   * it. Timed from the first record received to the last one not seen before; each (partition, offset)
-   * must be seen, a record read again (a member read it before a rebalance moved its partition and did
-   * not get to commit) is counted.
+   * it. Timed from the first record received to the last one not seen before, and also from the members'
+   * creation (their joins included: a broker that hands all partitions to the first member and moves
+   * some later starts its records early, one that waits for every member starts them late, and only
+   * this second figure compares the two); each (partition, offset) must be seen, a record read again (a
+   * member read it before a rebalance moved its partition and did not get to commit) is counted.
    */
   static void consume(Runner runner, Workload w, SystemClient c, Run run) throws Exception {
     runner.onFreshTopic(c, w, topic -> {
@@ -42,6 +44,7 @@ final class GroupRuns {
       AtomicReference<Throwable> error = new AtomicReference<>();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(w.timeoutSeconds());
       double cpu = c.server().cpuSeconds();
+      long start = System.nanoTime();
       List<Thread> threads = new ArrayList<>();
       for (int i = 0; i < w.consumers(); i++) {
         Thread t = new Thread(() -> {
@@ -81,6 +84,7 @@ final class GroupRuns {
         return;
       }
       Runner.putThroughput(w, run, last.get() - first.get());
+      run.values.put("joined_records_per_s", w.records() / ((last.get() - start) / 1e9));
       Runner.putCpuPerRecord(w, run);
       run.values.put("read_again", (double) again.get());
     });
@@ -96,7 +100,7 @@ final class GroupRuns {
         return;
       }
       List<String> command = ConsumerPerformanceTool.command(runner.repo(), c.server().kafkaBootstrap(), topic,
-          topic + "-g", w.records());
+          topic + "-g", w.records(), w.settings().extra());
       double cpu = c.server().cpuSeconds();
       ConsumerPerformanceTool.Summary s = ConsumerPerformanceTool.run(command,
           c.server().dir.resolveSibling(topic + ".consumer-perf.log"), w.timeoutSeconds());

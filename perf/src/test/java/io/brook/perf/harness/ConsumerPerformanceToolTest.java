@@ -59,4 +59,11 @@ class ConsumerPerformanceToolTest {
         "/repo/perf/kafka.sh", "run", "org.apache.kafka.tools.ConsumerPerformance", "--bootstrap-server",
         "127.0.0.1:9", "--topic", "t", "--group", "t-g", "--num-records", "1000", "--timeout", "30000");
   }
+
+  @Test
+  void passesTheWorkloadsConsumerSettingsAsCommandProperties() {
+    assertThat(ConsumerPerformanceTool.command(Path.of("/repo"), "127.0.0.1:9", "t", "t-g", 1000,
+        java.util.Map.of("group.protocol", "consumer", "client.id", "cp"))).endsWith("--timeout", "30000",
+        "--command-property", "client.id=cp", "--command-property", "group.protocol=consumer");
+  }
 }

@@ -673,6 +673,10 @@ public final class OffsetGroup extends Group {
     public Map<String, Integer> partitionCounts(java.util.Collection<String> topics) {
       Map<String, Integer> counts = new TreeMap<>();
       for (String t : topics) {
+        if (t.equals(InternalTopic.CONSUMER_OFFSETS.name())) {
+          counts.put(t, InternalTopic.CONSUMER_OFFSETS.partitionCount());
+          continue;
+        }
         try {
           counts.put(t, ctx.topics().get(t).partitionCount());
         } catch (BrokerException e) {
@@ -684,6 +688,9 @@ public final class OffsetGroup extends Group {
 
     @Override
     public Optional<UUID> topicId(String topic) {
+      if (topic.equals(InternalTopic.CONSUMER_OFFSETS.name())) {
+        return Optional.of(InternalTopic.CONSUMER_OFFSETS.id());
+      }
       try {
         return Optional.of(ctx.topics().get(topic).id());
       } catch (BrokerException e) {
@@ -693,12 +700,19 @@ public final class OffsetGroup extends Group {
 
     @Override
     public Optional<String> topicName(UUID id) {
+      if (id.equals(InternalTopic.CONSUMER_OFFSETS.id())) {
+        return Optional.of(InternalTopic.CONSUMER_OFFSETS.name());
+      }
       return ctx.topics().list().stream().filter(t -> t.id().equals(id)).map(Topic::name).findFirst();
     }
 
+    /** Brook's topics and Kafka's __consumer_offsets, which a Kafka regex may match (as on Kafka). */
     @Override
     public List<String> topicNames() {
-      return ctx.topics().list().stream().map(Topic::name).toList();
+      List<String> names = new ArrayList<>();
+      ctx.topics().list().forEach(t -> names.add(t.name()));
+      names.add(InternalTopic.CONSUMER_OFFSETS.name());
+      return names;
     }
 
     @Override

@@ -9,8 +9,8 @@
 #   quick    (default) the tests that talk to a broker and need no consumer group, transaction or
 #            share group: metadata, produce (idempotent, every codec), fetch by partition, topic admin
 #   groups   the tests that need classic (or KIP-848) consumer groups, FindCoordinator or OffsetFetch
-#   quick-groups  quick + groups but Test848RegexBrokerResolves (below) in one go test (the suite runs
-#            its tests in parallel: about the time of the longest, TestGroupETL); what make test runs
+#   quick-groups  quick + groups in one go test (the suite runs its tests in parallel: about the time
+#            of the longest, TestGroupETL); what make test runs
 #   txn      the tests that need transactions (Brook: expected to fail, transactions are out of scope)
 #   share    the share-group (KIP-932) tests (they skip themselves on a broker without ShareFetch v2)
 #   broker   quick + groups + txn + share: every test that talks to a broker
@@ -42,11 +42,10 @@ QUICK_TESTS=(TestPing TestClient_Produce TestClient_ProduceLargeMessages TestIss
 # broker with groups (FindCoordinator) has: it is a group test on any broker but kfake.
 GROUP_TESTS=(TestGroupSimple TestGroupETL TestIssue523 Test848RegexBrokerResolves TestIssue1034
   TestUnknownGroupOffsetFetchPinned TestConsumeRegex)
-# What make test runs of them (quick-groups): all but Test848RegexBrokerResolves, which expects the broker's
-# KIP-848 regex to match the internal __consumer_offsets and assign it; Brook's is a virtual topic of the
-# Kafka door that the group engines do not see (issue 26, left open). `-run groups` still runs it.
-GROUP_TESTS_PASSING=(TestGroupSimple TestGroupETL TestIssue523 TestIssue1034 TestUnknownGroupOffsetFetchPinned
-  TestConsumeRegex)
+# What make test runs of them (quick-groups): every one. Test848RegexBrokerResolves expects a KIP-848 regex to
+# match the internal __consumer_offsets and assign it, as Kafka does: Brook's KIP-848 engine counts it among
+# the topics (groups/InternalTopic).
+GROUP_TESTS_PASSING=("${GROUP_TESTS[@]}")
 TXN_TESTS=(TestTxnEtl)
 SHARE_TESTS=(TestShareGroup TestShareGroupETL TestShareGroupAckOnClose TestShareGroupOffsetsAdmin
   TestConsumeRegexShareSkipsInternal)

@@ -101,13 +101,27 @@ public final class GroupService {
    * assign() consumer), allowed while the group has no members, and it creates an absent group as
    * Kafka does; else the group's Kafka engine checks the member and its generation or epoch.
    *
+   * {@code version} is the OffsetCommit's: a KIP-848 member needs v9+.
+   *
    * @throws io.brook.broker.errors.BrokerException UNKNOWN_GROUP for a member's commit to an absent group
    * @throws io.brook.broker.groups.MemberFaultException when the member may not commit now
    */
   public List<CommitOutcome> kafkaCommit(String group, String memberId, String instanceId, int generation,
-      List<CommitRequest> offsets, String principal) {
+      List<CommitRequest> offsets, String principal, int version) {
     OffsetGroup g = groups.kafkaGroup(group, generation < 0);
-    return g.kafkaCommit(memberId, instanceId, generation, offsets, principal);
+    return g.kafkaCommit(memberId, instanceId, generation, offsets, principal, version);
+  }
+
+  /**
+   * Checks the member an OffsetFetch (v9+) names (null and -1: none), as Kafka does for a KIP-848
+   * group; other groups, and absent ones, check nothing.
+   *
+   * @throws io.brook.broker.groups.MemberFaultException UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH
+   */
+  public void checkKafkaFetch(String group, String memberId, int memberEpoch, String principal) {
+    if (groups.find(group) instanceof OffsetGroup g) {
+      g.checkKafkaFetch(memberId, memberEpoch, principal);
+    }
   }
 
   /**

@@ -63,4 +63,12 @@ public interface Membership {
 
   /** The broker stops or the group is deleted: parked answers complete (COORDINATOR_NOT_AVAILABLE). */
   void close(String why);
+
+  /**
+   * Whether this member joined with ConsumerGroupHeartbeat (KIP-848), not JoinGroup: Kafka's
+   * {@code !useClassicProtocol()}. Such a member must commit with OffsetCommit v9+. False for an unknown member.
+   */
+  default boolean heartbeats(String memberId) {
+    return false;
+  }
 }

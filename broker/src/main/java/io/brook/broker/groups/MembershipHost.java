@@ -40,7 +40,10 @@ public interface MembershipHost {
   /** The name of the topic with this id, if it exists now. */
   Optional<String> topicName(UUID id);
 
-  /** Every existing topic's name (regex subscriptions match against them; internal topics excluded). */
+  /**
+   * Every existing topic's name, and Kafka's internal topics ({@link InternalTopic}): regex subscriptions
+   * match against them. The other topic lookups here know the internal topics too.
+   */
   java.util.List<String> topicNames();
 
   /** The last member left (the group may now expire, or go at once when it never had offsets). */

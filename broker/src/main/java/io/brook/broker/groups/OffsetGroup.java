@@ -35,6 +35,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class OffsetGroup extends Group {
   private static final Logger log = LoggerFactory.getLogger(OffsetGroup.class);
+  /** The first OffsetCommit version that carries a KIP-848 member epoch. */
+  private static final int MEMBER_EPOCH_COMMIT_VERSION = 9;
 
   private final Map<String, OffsetMember> members = new LinkedHashMap<>();
   private final OffsetCommits commits;
@@ -198,6 +200,41 @@ public final class OffsetGroup extends Group {
           + name + "' (it has no members: the broker restarted, or the member timed out): join again");
     }
     return commits.commit(offsets);
+  }
+
+  /**
+   * {@link #kafkaCommit} of an OffsetCommit of this version. A KIP-848 member commits with v9 or later
+   * (the first to carry a member epoch): Kafka refuses an older one (UNSUPPORTED_VERSION), after the
+   * unknown-member check and before the epoch check, so Brook does in that order too.
+   */
+  public synchronized List<CommitOutcome> kafkaCommit(String memberId, String instanceId, int generationOrEpoch,
+      List<CommitRequest> offsets, String caller, int offsetCommitVersion) {
+    if (offsetCommitVersion < MEMBER_EPOCH_COMMIT_VERSION && kafkaServed() && engine.heartbeats(memberId)) {
+      throw new MemberFaultException(MemberFault.UNSUPPORTED_VERSION, "member '" + memberId + "' of group '" + name
+          + "' uses the consumer protocol (KIP-848): it must commit with OffsetCommit v"
+          + MEMBER_EPOCH_COMMIT_VERSION + " or later, not v" + offsetCommitVersion);
+    }
+    return kafkaCommit(memberId, instanceId, generationOrEpoch, offsets, caller);
+  }
+
+  /**
+   * Checks the member an OffsetFetch (v9+) names, as Kafka 4.3 does: in a group of the consumer
+   * protocol (KIP-848) it must be a member at that epoch (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH, the
+   * commit's check); a classic or Brook group checks nothing (Kafka's classic groups do not either).
+   * No member id and a negative epoch name no member (Admin, a consumer outside group management).
+   *
+   * @throws MemberFaultException when the member may not fetch
+   */
+  public synchronized void checkKafkaFetch(String memberId, int memberEpoch, String caller) {
+    if ((memberId == null && memberEpoch < 0) || protocol != GroupProtocol.CONSUMER) {
+      return;
+    }
+    String id = memberId == null ? "" : memberId; // Kafka fails with UNKNOWN_SERVER_ERROR there; Brook says why
+    if (engine == null || engine.protocol() != GroupProtocol.CONSUMER) { // its members are gone (a restart)
+      throw new MemberFaultException(MemberFault.UNKNOWN_MEMBER_ID, "member '" + id + "' is not in group '" + name
+          + "' (it has no members: the broker restarted, or the member timed out): join again");
+    }
+    engine.checkCommit(id, null, memberEpoch, caller);
   }
 
   public synchronized int generation() {
@@ -658,6 +695,10 @@ public final class OffsetGroup extends Group {
     public Map<String, Integer> partitionCounts(java.util.Collection<String> topics) {
       Map<String, Integer> counts = new TreeMap<>();
       for (String t : topics) {
+        if (t.equals(InternalTopic.CONSUMER_OFFSETS.name())) {
+          counts.put(t, InternalTopic.CONSUMER_OFFSETS.partitionCount());
+          continue;
+        }
         try {
           counts.put(t, ctx.topics().get(t).partitionCount());
         } catch (BrokerException e) {
@@ -669,6 +710,9 @@ public final class OffsetGroup extends Group {
 
     @Override
     public Optional<UUID> topicId(String topic) {
+      if (topic.equals(InternalTopic.CONSUMER_OFFSETS.name())) {
+        return Optional.of(InternalTopic.CONSUMER_OFFSETS.id());
+      }
       try {
         return Optional.of(ctx.topics().get(topic).id());
       } catch (BrokerException e) {
@@ -678,12 +722,19 @@ public final class OffsetGroup extends Group {
 
     @Override
     public Optional<String> topicName(UUID id) {
+      if (id.equals(InternalTopic.CONSUMER_OFFSETS.id())) {
+        return Optional.of(InternalTopic.CONSUMER_OFFSETS.name());
+      }
       return ctx.topics().list().stream().filter(t -> t.id().equals(id)).map(Topic::name).findFirst();
     }
 
+    /** Brook's topics and Kafka's __consumer_offsets, which a Kafka regex may match (as on Kafka). */
     @Override
     public List<String> topicNames() {
-      return ctx.topics().list().stream().map(Topic::name).toList();
+      List<String> names = new ArrayList<>();
+      ctx.topics().list().forEach(t -> names.add(t.name()));
+      names.add(InternalTopic.CONSUMER_OFFSETS.name());
+      return names;
     }
 
     @Override

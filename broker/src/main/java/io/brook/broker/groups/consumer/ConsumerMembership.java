@@ -569,4 +569,10 @@ public final class ConsumerMembership implements Membership {
   public void close(String why) {
     closed = true; // nothing is parked: KIP-848 heartbeats are answered at once
   }
+
+  /** Every member here heartbeats with ConsumerGroupHeartbeat. */
+  @Override
+  public boolean heartbeats(String memberId) {
+    return members.containsKey(memberId);
+  }
 }

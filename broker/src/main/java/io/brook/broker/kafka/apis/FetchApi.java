@@ -87,14 +87,16 @@ public final class FetchApi implements KafkaApi {
    */
   private record Wanted(String topic, Uuid topicId, String requestedName, FetchPartition partition, boolean allowed) {
     boolean read() {
-      return topic != null && allowed;
+      return topic != null && allowed && !ConsumerOffsetsTopic.is(topic); // it holds nothing to read
     }
   }
 
   private List<Wanted> wanted(FetchRequestData data, short version, KafkaCaller caller) {
     List<Wanted> out = new ArrayList<>();
     for (FetchTopic t : data.topics()) {
-      String name = version >= 13 ? topics.nameOf(TopicIds.toBrook(t.topicId())) : t.topic();
+      String name = version < 13 ? t.topic()
+          : ConsumerOffsetsTopic.ID.equals(t.topicId()) ? ConsumerOffsetsTopic.NAME
+          : topics.nameOf(TopicIds.toBrook(t.topicId()));
       boolean allowed = name != null && caller.consume(name);
       for (FetchPartition p : t.partitions()) {
         out.add(new Wanted(name, t.topicId(), t.topic(), p, allowed));
@@ -135,6 +137,10 @@ public final class FetchApi implements KafkaApi {
       if (!w.allowed) {
         part.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setHighWatermark(-1).setLastStableOffset(-1)
             .setLogStartOffset(-1);
+        continue;
+      }
+      if (ConsumerOffsetsTopic.is(w.topic)) { // a KIP-848 regex may be assigned it: its consumer fetches it
+        ConsumerOffsetsTopic.fetched(part, w.partition.fetchOffset());
         continue;
       }
       PartitionRead r = reads.get(read++);

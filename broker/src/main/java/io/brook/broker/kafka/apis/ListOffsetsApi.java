@@ -81,6 +81,9 @@ public final class ListOffsetsApi implements KafkaApi {
   }
 
   private ListOffsetsPartitionResponse lookup(String topic, int partition, long timestamp) {
+    if (ConsumerOffsetsTopic.is(topic)) { // a KIP-848 regex may be assigned it: its consumer looks its offsets up
+      return ConsumerOffsetsTopic.listOffset(partition, timestamp);
+    }
     ListOffsetsPartitionResponse answer = new ListOffsetsPartitionResponse().setPartitionIndex(partition)
         .setTimestamp(-1).setOffset(-1);
     if (timestamp == LATEST || timestamp == EARLIEST || timestamp == EARLIEST_LOCAL) {

@@ -29,9 +29,9 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * OffsetCommit into Brook's committed offsets, the same ones gRPC and {@code bin/brook group} see.
- * Who may commit is the group's engine's to say (classic generation, KIP-848 member epoch), or, with
- * no member and generation -1, anyone while the group has no members (Admin, --reset-offsets,
- * assign() consumers). A refusal of the whole request is every partition's error, as Kafka answers.
+ * Who may commit is the group's engine's to say (classic generation, KIP-848 member epoch; a KIP-848
+ * member's commit below v9 is UNSUPPORTED_VERSION, as Kafka answers), or, with no member and generation
+ * -1, anyone while the group has no members (Admin, --reset-offsets, assign() consumers). A refusal of the whole request is every partition's error, as Kafka answers.
  * Brook refuses an offset past the partition's end (OFFSET_OUT_OF_RANGE), where Kafka takes any.
  */
 public final class OffsetCommitApi implements KafkaApi {
@@ -110,7 +110,7 @@ public final class OffsetCommitApi implements KafkaApi {
       Map<TopicPartition, OffsetCommitResponsePartition> answers) {
     try {
       List<CommitOutcome> outcomes = groups.kafkaCommit(group, body.memberId(), body.groupInstanceId(),
-          body.generationIdOrMemberEpoch(), offsets, request.caller().principal());
+          body.generationIdOrMemberEpoch(), offsets, request.caller().principal(), request.apiVersion());
       for (CommitOutcome o : outcomes) {
         Errors code = o.error() == null ? Errors.NONE
             : KafkaErrors.of(o.error()).invalidRequestAs(Errors.OFFSET_METADATA_TOO_LARGE).error();

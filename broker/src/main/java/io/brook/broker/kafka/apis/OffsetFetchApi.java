@@ -36,7 +36,9 @@ import org.apache.kafka.common.protocol.Errors;
  * OffsetFetch from Brook's committed offsets (gRPC's commits too). v1-7 ask for one group, v8+ for
  * many, each answered with its own error; null topics mean every committed one the caller may see;
  * v10 names topics by id. A partition with nothing committed (or of an unknown group) is offset -1
- * with no error, as in Kafka. No transactions: require_stable changes nothing.
+ * with no error, as in Kafka. From v9 a KIP-848 consumer names itself (member id and epoch), which its
+ * group checks as Kafka 4.3 does; an unknown group checks nothing. No transactions: require_stable
+ * changes nothing.
  */
 public final class OffsetFetchApi implements KafkaApi {
   private static final short MULTI_GROUP_VERSION = 8;
@@ -74,6 +76,11 @@ public final class OffsetFetchApi implements KafkaApi {
   /** One topic's answer. */
   private record TopicAnswer(String name, Uuid id, List<Answer> partitions) {}
 
+  /** The member a v9+ request names: a KIP-848 group checks it (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH). */
+  private record Member(String id, int epoch) {
+    static final Member NONE = new Member(null, -1);
+  }
+
   /** One group's answer: an error for the whole group, or its topics. */
   private record GroupAnswer(Failure failure, List<TopicAnswer> topics) {}
 
@@ -92,8 +99,8 @@ public final class OffsetFetchApi implements KafkaApi {
                 : new Asked(t.name(), null, t.partitionIndexes()));
           }
         }
-        boolean memberNamed = g.memberId() != null || g.memberEpoch() >= 0;
-        response.groups().add(multiGroupForm(g.groupId(), fetch(request, g.groupId(), memberNamed, asked, byId)));
+        Member member = new Member(g.memberId(), g.memberEpoch()); // v9+; null and -1 before
+        response.groups().add(multiGroupForm(g.groupId(), fetch(request, g.groupId(), member, asked, byId)));
       }
       return CompletableFuture.completedFuture(response);
     }
@@ -104,7 +111,7 @@ public final class OffsetFetchApi implements KafkaApi {
         asked.add(new Asked(t.name(), null, t.partitionIndexes()));
       }
     }
-    GroupAnswer answer = fetch(request, body.groupId(), false, asked, false);
+    GroupAnswer answer = fetch(request, body.groupId(), Member.NONE, asked, false);
     if (answer.failure() != null) {
       // v2+ has a top-level error; v1 only the partitions' codes, so they carry it.
       return CompletableFuture.completedFuture(response.setErrorCode(answer.failure().code())
@@ -114,8 +121,7 @@ public final class OffsetFetchApi implements KafkaApi {
         .setTopics(singleGroupForm(answer.topics())));
   }
 
-  private GroupAnswer fetch(KafkaRequest request, String group, boolean memberNamed, List<Asked> asked,
-      boolean byId) {
+  private GroupAnswer fetch(KafkaRequest request, String group, Member member, List<Asked> asked, boolean byId) {
     KafkaCaller caller = request.caller();
     if (group.isEmpty()) {
       return new GroupAnswer(new Failure(Errors.INVALID_GROUP_ID, "the group id is empty"), List.of());
@@ -124,9 +130,7 @@ public final class OffsetFetchApi implements KafkaApi {
       return new GroupAnswer(GroupErrors.notAuthorized(group), List.of());
     }
     try {
-      if (memberNamed && !groups.exists(group)) {
-        return new GroupAnswer(new Failure(Errors.GROUP_ID_NOT_FOUND, "unknown group '" + group + "'"), List.of());
-      }
+      groups.checkKafkaFetch(group, member.id(), member.epoch(), caller.principal());
       List<OffsetQuery> queries = new ArrayList<>();
       if (asked != null) {
         for (Asked a : asked) {

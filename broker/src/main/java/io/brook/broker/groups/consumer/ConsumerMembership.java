@@ -570,9 +570,10 @@ public final class ConsumerMembership implements Membership {
     closed = true; // nothing is parked: KIP-848 heartbeats are answered at once
   }
 
-  /** Every member here heartbeats with ConsumerGroupHeartbeat. */
+  /** Its KIP-848 members heartbeat with ConsumerGroupHeartbeat; its classic members (D59) do not. */
   @Override
   public boolean heartbeats(String memberId) {
-    return members.containsKey(memberId);
+    ConsumerMember m = members.get(memberId);
+    return m != null && m.classic == null;
   }
 }

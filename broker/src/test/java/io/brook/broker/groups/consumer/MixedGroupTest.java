@@ -144,6 +144,9 @@ class MixedGroupTest {
     assertFault(MemberFault.ILLEGAL_GENERATION, () -> group.classic().heartbeat(id, null, joined.generation() - 1, null));
     assertFault(MemberFault.ILLEGAL_GENERATION, () -> group.checkCommit(id, null, joined.generation() - 1, null));
     group.checkCommit(id, null, joined.generation(), null);
+    // It commits with its classic OffsetCommit (kcat's v7): only KIP-848 members must use v9+.
+    assertThat(group.heartbeats(id)).isFalse();
+    assertThat(group.heartbeats("c")).isTrue();
 
     // c gives up what the classic member is to get; the classic member's heartbeat says join again.
     Set<TopicPartition> cKeeps = names(beat848(group, "c", c.memberEpoch(), null).assignment());

@@ -19,7 +19,9 @@
 #       --describe --state (Stable, 2 members, assignor range), --delete refused (the group is not
 #       empty), --reset-offsets refused (the group is not inactive); records produced are read once
 #   one kcat stopped (SIGTERM: it leaves the group): the other is assigned all 4 partitions and reads
-#       what comes next; once both stopped, --describe shows every partition committed to its end
+#       what comes next; a ConsoleConsumer with group.protocol=consumer joins it (the group becomes a
+#       KIP-848 one: 2 partitions each) and leaves (kcat has all 4 again); once both stopped,
+#       --describe shows every partition committed to its end
 #   --reset-offsets --to-earliest --execute on the empty group: NEW-OFFSET 0, --describe shows it
 #   --delete-offsets --topic: every partition Successful, --describe shows no offset left
 #   --delete of both groups: successful, --list no longer names them
@@ -232,6 +234,25 @@ takeover() {
   expect "$(want_records 6 8)" "$(tail -n +$((before + 1)) "$work/kcat-2.out" | sort)"
 }
 check "one kcat stopped: the other gets the 4 partitions and reads the next 12 records" takeover
+
+# A KIP-848 consumer joins the classic kcat group (Kafka 4.3's group.consumer.migration.policy,
+# bidirectional by default): the group becomes a KIP-848 group in which the broker assigns the kcat
+# member too; once the KIP-848 consumer leaves (--timeout-ms with nothing to read), it is classic again.
+mixed() {
+  formed || return 1
+  timeout "$TIMEOUT" "$ROOT/perf/kafka.sh" run org.apache.kafka.tools.consumer.ConsoleConsumer \
+    --bootstrap-server "$BOOTSTRAP" --topic "$SHARED" --group "$KCATG" --timeout-ms 15000 \
+    --consumer-property group.protocol=consumer >"$work/kip848.out" 2>&1 &
+  local pid=$! rows
+  if ! await_assigned 2 2; then kill "$pid" 2>/dev/null; return 1; fi
+  groups --describe --group "$KCATG" --members --verbose || { show; kill "$pid" 2>/dev/null; return 1; }
+  # ... CLIENT-ID ... UPGRADED (the last column): the KIP-848 member is the upgraded one
+  rows="$(awk -v g="$KCATG" '$1 == g { print $4, $NF }' "$work/out" | sort)"
+  expect "$(printf 'console-consumer true\nrdkafka false')" "$rows" || { show; kill "$pid" 2>/dev/null; return 1; }
+  wait "$pid" || true
+  await_assigned 2 4
+}
+check "a KIP-848 consumer joins the kcat group: 2 partitions each (UPGRADED true/false); it leaves: kcat has 4" mixed
 
 committed() {
   formed || return 1

@@ -127,8 +127,9 @@ public final class BrokerKeys {
       "group.consumer.migration.policy", "bidirectional", s -> Parsers.enumValue(MigrationPolicy.class, s),
       "Kafka's key and default: upgrade: a classic group with members becomes a KIP-848 group when a consumer with "
       + "group.protocol=consumer joins it; downgrade: a KIP-848 group whose last such consumer left goes back to "
-      + "classic; bidirectional: both; disabled: neither (a KIP-848 join to a classic group with members is refused "
-      + "GROUP_ID_NOT_FOUND). Classic consumers join a KIP-848 group with members whatever this says.", false);
+      + "classic; bidirectional: both; disabled: neither, and a classic consumer cannot join a KIP-848 group with "
+      + "members either (INCONSISTENT_GROUP_PROTOCOL). Without upgrade, a KIP-848 join to a classic group with "
+      + "members is refused GROUP_ID_NOT_FOUND, as Kafka.", false);
   public static final ConfigKey<Long> GROUP_JOURNAL_COMPACT_EVENTS = new ConfigKey<>(
       "group.journal.compact.events", "100000", s -> Parsers.longAtLeast(s, 10),
       "A group's journal (commits, deliveries, settles) is rewritten as a snapshot after this many events.",

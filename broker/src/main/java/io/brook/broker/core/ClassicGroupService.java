@@ -132,8 +132,8 @@ public final class ClassicGroupService {
 
   /**
    * The group's KIP-848 engine when it has members: classic members join it and are assigned by the
-   * broker, as Kafka serves them (whatever group.consumer.migration.policy says). An empty KIP-848
-   * group becomes classic instead.
+   * broker, as Kafka serves them (unless group.consumer.migration.policy is disabled). An empty
+   * KIP-848 group becomes classic instead.
    */
   private static ConsumerMembership kip848WithMembers(OffsetGroup g) {
     ConsumerMembership m = g.membershipIfAny(ConsumerMembership.class);

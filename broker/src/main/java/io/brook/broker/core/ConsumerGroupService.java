@@ -17,6 +17,8 @@ import io.brook.broker.groups.consumer.ConsumerMembership;
 import io.brook.broker.groups.consumer.ConsumerSettings;
 import io.brook.broker.groups.consumer.HeartbeatAnswer;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Kafka's KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe): the checks of a
@@ -24,6 +26,7 @@ import java.util.Optional;
  * come back as {@link MemberFault}s in the answer, which the Kafka door maps by name.
  */
 public final class ConsumerGroupService {
+  private static final Logger log = LoggerFactory.getLogger(ConsumerGroupService.class);
   private final GroupManager groups;
   private final ConsumerSettings settings;
 
@@ -46,26 +49,15 @@ public final class ConsumerGroupService {
       boolean joining = hb.memberEpoch() == 0;
       OffsetGroup g = joining ? groups.kafkaGroup(hb.group(), true) : existing(hb.group());
       synchronized (g) {
-        boolean[] upgraded = {false};
+        HeartbeatAnswer[] upgraded = {null};
         ConsumerMembership m = joining
             ? g.membership(ConsumerMembership.class, GroupProtocol.CONSUMER, host -> new ConsumerMembership(host, settings),
-                (host, other) -> {
-                  ConsumerMembership made = upgrade(host, other);
-                  upgraded[0] = made != null;
-                  return made;
-                })
+                (host, other) -> upgrade(host, other, hb, upgraded))
             : g.membershipIfAny(ConsumerMembership.class);
         if (m == null) {
           throw unknownMember(hb);
         }
-        try {
-          return m.heartbeat(hb);
-        } catch (MemberFaultException e) {
-          if (upgraded[0]) {
-            m.handBackIfOnlyClassic(); // the join that upgraded the group was refused: it is classic again
-          }
-          throw e;
-        }
+        return upgraded[0] != null ? upgraded[0] : m.heartbeat(hb);
       }
     } catch (MemberFaultException e) {
       if (e.fault() == MemberFault.INCONSISTENT_GROUP_PROTOCOL && hb.memberEpoch() == 0) {
@@ -89,13 +81,20 @@ public final class ConsumerGroupService {
 
   /**
    * A KIP-848 consumer joins a classic group with members (Kafka's online upgrade): when the policy
-   * allows and they are consumers, they become classic members of a KIP-848 group; else null.
+   * allows and they are consumers, they become classic members of a KIP-848 group, which the join
+   * then enters; else null. A refused join leaves the classic group as it was (the exception).
    */
-  private ConsumerMembership upgrade(MembershipHost host, Membership other) {
-    if (settings.migration().upgrades() && other instanceof ClassicMembership classic && classic.canHandOver()) {
-      return ConsumerMembership.fromClassic(host, settings, classic.handOver());
+  private ConsumerMembership upgrade(MembershipHost host, Membership other, ConsumerHeartbeat hb,
+      HeartbeatAnswer[] answer) {
+    if (!settings.migration().upgrades() || !(other instanceof ClassicMembership classic) || !classic.canHandOver()) {
+      return null;
     }
-    return null;
+    ConsumerMembership made = ConsumerMembership.fromClassic(host, settings, classic.handOver());
+    answer[0] = made.heartbeat(hb);
+    classic.retire();
+    log.info("Group {}: now a KIP-848 group: member {} joined its {} classic member(s)", hb.group(), hb.memberId(),
+        made.memberCount() - 1);
+    return made;
   }
 
   /** The group as ConsumerGroupDescribe shows it; empty when there is no such group or it is not a KIP-848 group. */

@@ -165,8 +165,8 @@ public final class OffsetGroup extends Group {
   /** Journals the protocol its members speak when it changes, so describe and list show it after a restart. */
   private void protocolIs(GroupProtocol now) {
     if (protocol != now) {
+      protocol = now; // first: a compaction this write triggers snapshots the new one
       write(List.of(new JournalEvent.Protocol(now)));
-      protocol = now;
     }
   }
 

@@ -16,7 +16,13 @@ import io.brook.broker.groups.JoinRequest;
 import io.brook.broker.groups.MemberFault;
 import io.brook.broker.groups.MemberFaultException;
 import io.brook.broker.groups.TopicPartition;
+import io.brook.broker.groups.classic.ClassicJoin;
+import io.brook.broker.groups.classic.ClassicProtocol;
+import io.brook.broker.groups.classic.ClassicSync;
+import io.brook.broker.groups.classic.JoinAnswer;
+import io.brook.broker.groups.classic.MemberAssignment;
 import io.brook.broker.groups.consumer.ConsumerHeartbeat;
+import io.brook.broker.groups.consumer.MigrationPolicy;
 import io.brook.broker.groups.consumer.ConsumerSettings;
 import io.brook.broker.groups.consumer.HeartbeatAnswer;
 import io.brook.broker.groups.consumer.TopicPartitions;
@@ -130,6 +136,49 @@ class ConsumerGroupServiceTest {
     groups.commit("offsets-only", "", 0, List.of(new CommitRequest(new TopicPartition("orders", 0), 0, "")), null);
     assertThat(consumers.describe("offsets-only")).isEmpty();
     assertThat(consumers.describe("nothing")).isEmpty();
+  }
+
+  /** A classic group of one consumer, stable with orders-0 and -1: its member id. */
+  private String stableClassicMember(ClassicGroupService classic, String group) {
+    List<ClassicProtocol> range = List.of(new ClassicProtocol("range", new byte[] {0}, List.of("orders")));
+    JoinAnswer joined = classic.join(group, new ClassicJoin("", null, "kc", "/127.0.0.1", 10_000, 30_000, "consumer",
+        range, false, true, null)).answer().join();
+    assertThat(joined.fault()).isNull();
+    MemberAssignment both = new MemberAssignment(new byte[] {1},
+        List.of(new TopicPartition("orders", 0), new TopicPartition("orders", 1)));
+    assertThat(classic.sync(group, new ClassicSync(joined.generation(), joined.memberId(), null, "consumer", "range",
+        Map.of(joined.memberId(), both), null)).answer().join().fault()).isNull();
+    return joined.memberId();
+  }
+
+  @Test
+  void aRefusedKip848JoinLeavesTheClassicGroupAsItWasAndAnAcceptedOneUpgradesIt() {
+    ClassicGroupService classic = new ClassicGroupService(manager, 0);
+    String member = stableClassicMember(classic, "billing");
+    int generation = manager.offsetGroup("billing", false).generation();
+
+    ConsumerHeartbeat badAssignor = new ConsumerHeartbeat("billing", "k1", 0, null, null, 30_000, List.of("orders"),
+        null, "sticky-ish", List.of(), "c", "/127.0.0.1", null);
+    assertRefused(consumers.heartbeat(badAssignor, true), MemberFault.UNSUPPORTED_ASSIGNOR, "sticky-ish");
+    // Still classic, still stable: the member's heartbeat is fine, no rebalance was started.
+    assertThat(manager.offsetGroup("billing", false).protocol()).isEqualTo(GroupProtocol.CLASSIC);
+    assertThat(classic.heartbeat("billing", member, null, generation, null)).isNull();
+
+    HeartbeatAnswer k1 = consumers.heartbeat(join("billing", "k1", List.of()), true);
+    assertThat(k1.fault()).isNull();
+    assertThat(manager.offsetGroup("billing", false).protocol()).isEqualTo(GroupProtocol.CONSUMER);
+    assertThat(classic.heartbeat("billing", member, null, generation, null))
+        .isEqualTo(MemberFault.REBALANCE_IN_PROGRESS);
+  }
+
+  @Test
+  void withTheUpgradeDisabledAKip848JoinToAClassicGroupIsGroupIdNotFoundAsKafka() {
+    consumers = new ConsumerGroupService(manager, new ConsumerSettings(500, 45_000, MigrationPolicy.DOWNGRADE, 0));
+    ClassicGroupService classic = new ClassicGroupService(manager, 0);
+    stableClassicMember(classic, "billing");
+    assertRefused(consumers.heartbeat(join("billing", "k1", List.of()), true), MemberFault.GROUP_ID_NOT_FOUND,
+        "classic");
+    assertThat(manager.offsetGroup("billing", false).protocol()).isEqualTo(GroupProtocol.CLASSIC);
   }
 
   private static void assertRefused(HeartbeatAnswer a, MemberFault fault, String inMessage) {

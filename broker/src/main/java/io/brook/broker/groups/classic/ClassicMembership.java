@@ -76,6 +76,10 @@ public final class ClassicMembership implements Membership {
       m.assignment = new MemberAssignment(new byte[0], h.assigned());
       members.put(m.id, m);
     }
+    // The protocol they share, as Kafka chooses it here: a member whose SyncGroup is on its way names
+    // it and is told to rejoin, not that its protocol is wrong.
+    String chosen = ProtocolVote.select(members.values());
+    protocolName = chosen == null ? "" : chosen;
     state = ClassicState.STABLE;
     prepareRebalance(now, "the group went back to the classic protocol with " + members.size() + " member(s)");
   }
@@ -89,11 +93,26 @@ public final class ClassicMembership implements Membership {
   }
 
   /**
-   * Ends this engine and gives its members to a KIP-848 group (Kafka's online upgrade). Parked joins
-   * and syncs are answered REBALANCE_IN_PROGRESS: they join again, into the KIP-848 group.
+   * Its members as a KIP-848 group takes them over (Kafka's online upgrade); nothing changes here until
+   * {@link #retire} (the KIP-848 join that takes them may still be refused).
    */
   public List<ClassicHandover> handOver() {
     List<ClassicHandover> out = new ArrayList<>();
+    for (ClassicMember m : members.values()) {
+      ClassicProtocol chosen = m.protocol(protocolName);
+      List<String> topics = (chosen != null ? chosen : m.protocols.get(0)).topics();
+      // What it was last assigned it may still own (mid-rebalance too): nobody else gets it before it rejoins.
+      out.add(new ClassicHandover(m.id, m.instanceId, m.owner, m.clientId, m.clientHost, m.sessionTimeoutMs,
+          m.rebalanceTimeoutMs, m.protocols, topics, m.assignment.partitions()));
+    }
+    return out;
+  }
+
+  /**
+   * Ends this engine once a KIP-848 group took its members: parked joins and syncs are answered
+   * REBALANCE_IN_PROGRESS, so they join again, into the KIP-848 group.
+   */
+  public void retire() {
     for (ClassicMember m : members.values()) {
       if (m.join != null) {
         m.join.complete(JoinAnswer.refused(MemberFault.REBALANCE_IN_PROGRESS, m.id));
@@ -103,17 +122,11 @@ public final class ClassicMembership implements Membership {
         m.sync.complete(SyncAnswer.refused(MemberFault.REBALANCE_IN_PROGRESS));
         m.sync = null;
       }
-      ClassicProtocol chosen = m.protocol(protocolName);
-      List<String> topics = (chosen != null ? chosen : m.protocols.get(0)).topics();
-      // What it was last assigned it may still own (mid-rebalance too): nobody else gets it before it rejoins.
-      out.add(new ClassicHandover(m.id, m.instanceId, m.owner, m.clientId, m.clientHost, m.sessionTimeoutMs,
-          m.rebalanceTimeoutMs, m.protocols, topics, m.assignment.partitions()));
     }
     state = ClassicState.DEAD;
     members.clear();
     pending.clear();
     awaitingSync.clear();
-    return out;
   }
 
   /**

@@ -28,6 +28,8 @@ public final class ClassicMembers {
   private static final Logger log = LoggerFactory.getLogger(ClassicMembers.class);
 
   private final ConsumerMembership group;
+  /** The join being served took a KIP-848 static member's place. */
+  private boolean replacedKip848;
 
   ClassicMembers(ConsumerMembership group) {
     this.group = group;
@@ -46,14 +48,19 @@ public final class ClassicMembers {
           + " ms is outside the broker's bounds [" + group.host.minSessionTimeoutMs() + ", "
           + group.host.maxSessionTimeoutMs() + "] (group.min/max.session.timeout.ms)");
     }
+    if (group.settings.migration() == MigrationPolicy.DISABLED) {
+      throw fault(MemberFault.INCONSISTENT_GROUP_PROTOCOL, "group '" + group.host.groupName() + "' is a KIP-848 "
+          + "consumer group and group.consumer.migration.policy is disabled: a classic consumer cannot join it");
+    }
     String id = r.memberId().isEmpty() ? (r.instanceId() != null ? r.instanceId() : r.clientId()) + "-"
         + UUID.randomUUID() : r.memberId();
     checkProtocols(r, id);
     if (r.memberId().isEmpty() && r.requireKnownMemberId()) {
       return JoinAnswer.refused(MemberFault.MEMBER_ID_REQUIRED, id); // as a classic group: join again with it
     }
+    replacedKip848 = false;
     ConsumerMember m = r.instanceId() != null ? staticJoin(r, id, now) : group.members.get(id);
-    if (m != null && m.classic == null) {
+    if (m != null && m.classic == null && !replacedKip848) { // a KIP-848 member's id: not a classic member
       throw unknown(id);
     }
     if (m == null) {
@@ -88,11 +95,16 @@ public final class ClassicMembers {
     MemberAssignment before = m.assignment;
     m.assignment = Reconciler.rejoin(before, group.targetEpoch, group.target.getOrDefault(m.id, Set.of()),
         Set.copyOf(first.owned()), tp -> group.heldByOther(self, tp));
-    if (m.assignment.state() == MemberState.UNREVOKED_PARTITIONS) {
+    if (m.assignment.state() == MemberState.UNREVOKED_PARTITIONS && before.state() != MemberState.UNREVOKED_PARTITIONS) {
       m.revokeDeadlineMs = now + m.rebalanceTimeoutMs;
     }
     m.classic.rejoinDeadlineMs = 0;
-    return new JoinAnswer(null, m.id, m.assignment.epoch(), "consumer", first.name(), "", false, List.of());
+    JoinAnswer answer = new JoinAnswer(null, m.id, m.assignment.epoch(), "consumer", first.name(), "", false,
+        List.of());
+    if (replacedKip848 && group.settings.migration().downgrades()) {
+      group.handBackIfOnlyClassic(); // it took the last KIP-848 member's place: the group is classic again
+    }
+    return answer;
   }
 
   /** A static member: the same one again, or a new instance that takes over the old one's place. */
@@ -103,23 +115,26 @@ public final class ClassicMembers {
       return null;
     }
     if (holder.id.equals(id)) {
+      if (holder.classic == null) {
+        throw unknown(id);
+      }
       return holder;
     }
     if (!r.memberId().isEmpty()) {
       throw fault(MemberFault.FENCED_INSTANCE_ID, "member '" + r.memberId() + "' of static instance '" + r.instanceId()
           + "' was replaced by a newer one");
     }
-    if (holder.classic == null) {
-      throw fault(MemberFault.UNRELEASED_INSTANCE_ID, "instance id '" + r.instanceId() + "' is held by member "
-          + holder.id + " of group '" + group.host.groupName() + "', which has not left: stop that consumer first");
-    }
     group.checkOwner(holder, r.owner());
-    // A new instance of a static member: it takes over the old one's partitions, no rebalance.
+    // A new instance of a static member (of either protocol, as in Kafka): it takes over the old one's
+    // partitions, no rebalance.
     ConsumerMember m = new ConsumerMember(id, holder.owner);
     m.instanceId = holder.instanceId;
-    m.assignment = holder.assignment;
+    MemberAssignment a = holder.assignment;
+    m.assignment = holder.leftStatic() // back from -2: its epoch before it left
+        ? new MemberAssignment(a.previousEpoch(), a.previousEpoch(), a.state(), a.assigned(), a.revoking()) : a;
     m.topicNames = holder.topicNames;
     m.classic = holder.classic;
+    replacedKip848 = holder.classic == null;
     group.members.remove(holder.id);
     group.members.put(id, m);
     Set<TopicPartition> its = group.target.remove(holder.id);
@@ -183,14 +198,17 @@ public final class ClassicMembers {
     }
   }
 
-  /** Whether some partition of its target it does not have yet is free now. */
+  /**
+   * Whether every partition of its target it does not have yet is free now, as Kafka waits: each
+   * rejoin of an eager member stops its consumption, so it rejoins once, for all of them.
+   */
   private boolean canTakeMore(ConsumerMember m) {
     for (TopicPartition tp : group.target.getOrDefault(m.id, Set.of())) {
-      if (!m.assignment.assigned().contains(tp) && !group.heldByOther(m, tp)) {
-        return true;
+      if (!m.assignment.assigned().contains(tp) && group.heldByOther(m, tp)) {
+        return false;
       }
     }
-    return false;
+    return true;
   }
 
   /** Members leave, by id or (static members) by instance id; per member, null or why not. */

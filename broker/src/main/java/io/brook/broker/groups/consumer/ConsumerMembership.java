@@ -91,8 +91,6 @@ public final class ConsumerMembership implements Membership {
       topics.addAll(m.topicNames);
     }
     g.targetTopics = host.partitionCounts(topics);
-    log.info("Group {}: now a KIP-848 group, with {} classic member(s) at epoch {}", host.groupName(), handed.size(),
-        epoch);
     return g;
   }
 
@@ -161,7 +159,8 @@ public final class ConsumerMembership implements Membership {
       previous = members.values().stream().filter(o -> hb.instanceId().equals(o.instanceId)).findFirst().orElse(null);
       if (previous != null && previous.id.equals(id)) {
         previous = null; // the same member joining again: below
-      } else if (previous != null && !previous.leftStatic()) {
+      } else if (previous != null && !previous.leftStatic() && previous.classic == null) {
+        // (a classic static member does not leave on close: a KIP-848 instance replaces it, as in Kafka)
         throw new MemberFaultException(MemberFault.UNRELEASED_INSTANCE_ID, "instance id '" + hb.instanceId()
             + "' is held by member " + previous.id + " of group '" + host.groupName()
             + "', which has not left: stop that consumer first");
@@ -177,7 +176,7 @@ public final class ConsumerMembership implements Membership {
     ConsumerMember m = new ConsumerMember(id, hb.owner());
     m.instanceId = hb.instanceId();
     m.lastHeartbeatMs = now;
-    if (previous != null) { // a static member back: it takes over its assignment, no rebalance
+    if (previous != null) { // a static member back (or upgraded): it takes over its assignment, no rebalance
       members.remove(previous.id);
       m.assignment = previous.assignment;
       m.topicNames = previous.topicNames;
@@ -296,12 +295,11 @@ public final class ConsumerMembership implements Membership {
   }
 
   /**
-   * When only classic members are left (the last KIP-848 member left or was removed, when the policy
-   * downgrades; or the KIP-848 join that upgraded the group was refused) the group becomes classic
-   * again (Kafka's online downgrade): this engine ends and its members rebalance as a classic group.
-   * True when it did.
+   * When only classic members are left (the last KIP-848 member left, was removed, or a classic static
+   * member took its place; the policy downgrades) the group becomes classic again (Kafka's online
+   * downgrade): this engine ends and its members rebalance as a classic group. True when it did.
    */
-  public boolean handBackIfOnlyClassic() {
+  boolean handBackIfOnlyClassic() {
     if (members.isEmpty() || members.values().stream().anyMatch(m -> m.classic == null)) {
       return false;
     }

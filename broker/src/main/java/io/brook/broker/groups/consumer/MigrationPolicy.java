@@ -4,7 +4,7 @@ package io.brook.broker.groups.consumer;
  * Kafka's group.consumer.migration.policy: whether a classic group with members becomes a KIP-848
  * group when a KIP-848 consumer joins it (upgrade), and whether a KIP-848 group whose last KIP-848
  * member left becomes classic again (downgrade). Classic members join a KIP-848 group with members
- * whatever the policy, as in Kafka.
+ * unless it is DISABLED, as in Kafka 4.3.
  */
 public enum MigrationPolicy {
   DISABLED, UPGRADE, DOWNGRADE, BIDIRECTIONAL;

@@ -63,7 +63,7 @@ public final class ConsumerProtocolCodec {
   public static byte[] assignment(List<TopicPartition> partitions, byte[] subscription) {
     short version = 0;
     try {
-      version = ConsumerProtocol.deserializeVersion(ByteBuffer.wrap(subscription));
+      version = (short) Math.max(0, ConsumerProtocol.deserializeVersion(ByteBuffer.wrap(subscription)));
     } catch (RuntimeException e) {
       // not readable: version 0, which every consumer reads
     }

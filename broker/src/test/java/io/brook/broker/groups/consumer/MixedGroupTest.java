@@ -49,6 +49,7 @@ class MixedGroupTest {
   void aKip848JoinUpgradesAClassicGroupAndItsMembersRejoinForTheBrokersAssignment() {
     ClassicMembership classic = stableClassicPair();
     ConsumerMembership group = ConsumerMembership.fromClassic(host, settings, classic.handOver());
+    classic.retire();
     assertFault(MemberFault.COORDINATOR_NOT_AVAILABLE, () -> classic.heartbeat(id("a"), null, 2, null));
     assertThat(group.memberCount()).isEqualTo(2);
     assertThat(group.owners()).hasSize(4); // they keep what the classic leader gave them
@@ -214,6 +215,57 @@ class MixedGroupTest {
     beat848(group, "c", c, null);
     group.tick(host.now);
     assertThat(group.describe().members()).extracting(ConsumerGroupDescription.Member::memberId).containsExactly("c");
+  }
+
+  @Test
+  void aStaticKip848ConsumerTakesTheInstanceOfAClassicStaticMemberThatWasRestarted() {
+    ConsumerMembership group = new ConsumerMembership(host, settings);
+    JoinAnswer old = group.classic().join(staticClassicJoin("", "pod-0"));
+    int epoch = old.generation();
+    assertThat(synced(group, old.memberId(), epoch)).hasSize(4);
+
+    // The pod comes back with group.protocol=consumer: a classic member sends no leave, so it is still there.
+    HeartbeatAnswer k = group.heartbeat(new ConsumerHeartbeat("billing", "k-0", 0, "pod-0", null, REBALANCE_MS,
+        List.of("orders"), null, null, List.of(), "kc", "127.0.0.1", null));
+    assertThat(k.fault()).isNull();
+    assertThat(names(k.assignment())).hasSize(4); // its partitions, no rebalance
+    assertThat(group.describe().members()).extracting(ConsumerGroupDescription.Member::memberId).containsExactly("k-0");
+    assertFault(MemberFault.UNKNOWN_MEMBER_ID, () -> group.classic().heartbeat(old.memberId(), null, epoch, null));
+  }
+
+  @Test
+  void aClassicStaticConsumerTakesTheInstanceOfTheLastKip848MemberAndTheGroupIsClassicAgain() {
+    ConsumerMembership group = new ConsumerMembership(host, settings);
+    group.classic().join(classicJoin("a", List.of()));
+    int epoch = group.heartbeat(new ConsumerHeartbeat("billing", "k-0", 0, "pod-0", null, REBALANCE_MS,
+        List.of("orders"), null, null, List.of(), "kc", "127.0.0.1", null)).memberEpoch();
+    group.heartbeat(new ConsumerHeartbeat("billing", "k-0", -2, "pod-0", null, -1, null, null, null, null, null, null,
+        null)); // it stops for a while (a rolling downgrade)
+
+    JoinAnswer back = group.classic().join(staticClassicJoin("", "pod-0"));
+
+    assertThat(back.fault()).isNull();
+    assertThat(back.generation()).isEqualTo(epoch);
+    assertThat(host.replacedBy).isInstanceOf(ClassicMembership.class);
+    ClassicMembership classic = (ClassicMembership) host.replacedBy;
+    assertThat(classic.memberCount()).isEqualTo(2);
+    // Its SyncGroup, on its way, names the protocol it joined with: it is told to rejoin, nothing fatal.
+    assertFault(MemberFault.REBALANCE_IN_PROGRESS, () -> classic.sync(new ClassicSync(back.generation(),
+        back.memberId(), "pod-0", "consumer", "range", Map.of(), null)));
+  }
+
+  @Test
+  void withTheMigrationDisabledAClassicConsumerCannotJoinAKip848GroupAsKafka() {
+    settings = new ConsumerSettings(500, SESSION_MS, MigrationPolicy.DISABLED, 0);
+    ConsumerMembership group = new ConsumerMembership(host, settings);
+    join848(group, "c");
+    assertFault(MemberFault.INCONSISTENT_GROUP_PROTOCOL, () -> group.classic().join(classicJoin("a", List.of())));
+    assertThat(group.memberCount()).isEqualTo(1);
+  }
+
+  private static ClassicJoin staticClassicJoin(String memberId, String instance) {
+    return new ClassicJoin(memberId, instance, "kc", "/127.0.0.1", CLASSIC_SESSION_MS, REBALANCE_MS, "consumer",
+        protocols(List.of()), false, true, null);
   }
 
   /** A classic group of a and b, stable at generation 2, a with orders-0/1, b with orders-2/3. */

@@ -42,13 +42,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * kafka-clients 4.3.1 consumers with group.protocol=classic on the real broker process: they share a
  * topic's partitions and rebalance when one joins, leaves or is killed; each record is committed
  * once in all; commitSync, commitAsync and a commit after a seek land in Brook's offsets, which
  * {@code bin/brook group describe} shows; a static member restarted within its session gets its
- * partitions back without a rebalance.
+ * partitions back without a rebalance. The commit and static-member tests run with KIP-848 consumers
+ * too (group.protocol=consumer), as the issue asks of both protocols.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class KafkaGroupClassicIT {
@@ -61,7 +64,7 @@ class KafkaGroupClassicIT {
   @BeforeAll
   static void start() throws Exception {
     broker = BrokerProcess.start(dir.resolve("data"), "--set", "group.initial.rebalance.delay.ms=0",
-        "--set", "group.min.session.timeout.ms=1000");
+        "--set", "group.min.session.timeout.ms=1000", "--set", "group.consumer.heartbeat.interval.ms=500");
     bootstrap = "127.0.0.1:" + broker.kafkaPort();
   }
 
@@ -85,6 +88,10 @@ class KafkaGroupClassicIT {
     p.put("heartbeat.interval.ms", 500);
     p.put("max.poll.interval.ms", 30_000);
     p.putAll(extra);
+    if ("consumer".equals(p.get("group.protocol"))) { // KIP-848: the broker decides these, the client may not set them
+      p.remove("session.timeout.ms");
+      p.remove("heartbeat.interval.ms");
+    }
     return p;
   }
 
@@ -143,16 +150,18 @@ class KafkaGroupClassicIT {
     assertThat(ends.values().stream().mapToLong(Long::parseLong).sum()).isEqualTo(5000);
   }
 
-  @Test
-  void commitSyncCommitAsyncAndACommitAfterASeekAreBrooksOffsets() throws Exception {
-    String topic = "ledger";
-    String group = "audit";
+  /** In both protocols: classic here, and KIP-848 (group.protocol=consumer), whose commits carry member epochs. */
+  @ParameterizedTest
+  @ValueSource(strings = {"classic", "consumer"})
+  void commitSyncCommitAsyncAndACommitAfterASeekAreBrooksOffsets(String protocol) throws Exception {
+    String topic = "ledger-" + protocol;
+    String group = "audit-" + protocol;
     createTopic(topic, 2);
     produce(topic, 0, 200, new HashSet<>());
     TopicPartition p0 = new TopicPartition(topic, 0);
     TopicPartition p1 = new TopicPartition(topic, 1);
-    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps(group, "auditor", Map.of()),
-        new StringDeserializer(), new StringDeserializer())) {
+    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps(group, "auditor",
+        Map.of("group.protocol", protocol)), new StringDeserializer(), new StringDeserializer())) {
       consumer.subscribe(List.of(topic));
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
       int read = 0;
@@ -190,24 +199,29 @@ class KafkaGroupClassicIT {
         .isEqualTo(Map.of(0, "5", 1, "7"));
     long lag = described.column(3).entrySet().stream()
         .mapToLong(e -> Long.parseLong(e.getValue()) - Long.parseLong(described.column(2).get(e.getKey()))).sum();
-    assertThat(broker.metric("brook_group_lag_records{group=\"audit\",topic=\"ledger\"}"))
+    assertThat(broker.metric("brook_group_lag_records{group=\"" + group + "\",topic=\"" + topic + "\"}"))
         .as("/metrics lag of the group, from the same offsets").isEqualTo((double) lag);
   }
 
-  @Test
-  void aStaticMemberRestartedWithinItsSessionGetsItsPartitionsBackWithoutARebalance() throws Exception {
-    String topic = "static-t";
-    String group = "statics";
+  /** In both protocols; a KIP-848 static member's close leaves for a while (epoch -2) and keeps its place. */
+  @ParameterizedTest
+  @ValueSource(strings = {"classic", "consumer"})
+  void aStaticMemberRestartedWithinItsSessionGetsItsPartitionsBackWithoutARebalance(String protocol)
+      throws Exception {
+    String topic = "static-t-" + protocol;
+    String group = "statics-" + protocol;
     createTopic(topic, 4);
     List<String> committed = Collections.synchronizedList(new ArrayList<>());
-    try (Member s1 = new Member(group, "s1", topic, committed, Map.of("group.instance.id", "s1"))) {
+    Map<String, Object> s1Props = Map.of("group.instance.id", "s1", "group.protocol", protocol);
+    Map<String, Object> s2Props = Map.of("group.instance.id", "s2", "group.protocol", protocol);
+    try (Member s1 = new Member(group, "s1", topic, committed, s1Props)) {
       Set<TopicPartition> before;
-      try (Member s2 = new Member(group, "s2", topic, committed, Map.of("group.instance.id", "s2"))) {
+      try (Member s2 = new Member(group, "s2", topic, committed, s2Props)) {
         await("both static members share the partitions", () -> s1.assigned.size() == 2 && s2.assigned.size() == 2);
         before = new HashSet<>(s2.assigned);
       } // a static member's close sends no LeaveGroup: it stays in the group until its session ends
       int s1Assignments = s1.assignments.get();
-      try (Member again = new Member(group, "s2", topic, committed, Map.of("group.instance.id", "s2"))) {
+      try (Member again = new Member(group, "s2", topic, committed, s2Props)) {
         await("the restarted member has its partitions", () -> again.assigned.equals(before));
         assertThat(s1.assignments.get()).as("s1 saw no rebalance").isEqualTo(s1Assignments);
         Set<String> produced = new HashSet<>();

@@ -113,16 +113,7 @@ public final class ClassicMembership implements Membership {
    * REBALANCE_IN_PROGRESS, so they join again, into the KIP-848 group.
    */
   public void retire() {
-    for (ClassicMember m : members.values()) {
-      if (m.join != null) {
-        m.join.complete(JoinAnswer.refused(MemberFault.REBALANCE_IN_PROGRESS, m.id));
-        m.join = null;
-      }
-      if (m.sync != null) {
-        m.sync.complete(SyncAnswer.refused(MemberFault.REBALANCE_IN_PROGRESS));
-        m.sync = null;
-      }
-    }
+    answerParked(MemberFault.REBALANCE_IN_PROGRESS);
     state = ClassicState.DEAD;
     members.clear();
     pending.clear();
@@ -448,13 +439,18 @@ public final class ClassicMembership implements Membership {
   @Override
   public void close(String why) {
     state = ClassicState.DEAD;
+    answerParked(MemberFault.COORDINATOR_NOT_AVAILABLE);
+  }
+
+  /** Every parked JoinGroup and SyncGroup is answered with {@code fault}. */
+  private void answerParked(MemberFault fault) {
     for (ClassicMember m : members.values()) {
       if (m.join != null) {
-        m.join.complete(JoinAnswer.refused(MemberFault.COORDINATOR_NOT_AVAILABLE, m.id));
+        m.join.complete(JoinAnswer.refused(fault, m.id));
         m.join = null;
       }
       if (m.sync != null) {
-        m.sync.complete(SyncAnswer.refused(MemberFault.COORDINATOR_NOT_AVAILABLE));
+        m.sync.complete(SyncAnswer.refused(fault));
         m.sync = null;
       }
     }

@@ -29,8 +29,10 @@ final class BrookContainer extends GenericContainer<BrookContainer> {
   static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  final int grpcPort = freePort();
-  final int httpPort = freePort();
+  /** Three loopback ports picked together, so no two listeners get the same one. */
+  private final int[] ports = freePorts(3);
+  final int grpcPort = ports[0];
+  final int httpPort = ports[1];
   /**
    * Whether the broker in the image has the Kafka listener (system property brook.kafka.listener,
    * which scripts/docker-test.sh sets from {@code bin/brook config}); a broker without it refuses
@@ -38,7 +40,7 @@ final class BrookContainer extends GenericContainer<BrookContainer> {
    */
   static final boolean KAFKA_LISTENER = Boolean.getBoolean("brook.kafka.listener");
   /** The Kafka listener's loopback port when the broker has one (host network: never 9092). */
-  final int kafkaPort = freePort();
+  final int kafkaPort = ports[2];
   private final HttpClient http;
   private final String scheme;
 
@@ -117,11 +119,30 @@ final class BrookContainer extends GenericContainer<BrookContainer> {
         .timeout(Duration.ofSeconds(5)).build();
   }
 
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+  /**
+   * Free ports, distinct: each socket stays open until all are picked (picked one at a time, the same
+   * port came back twice and two listeners clashed: "Address already in use").
+   */
+  private static int[] freePorts(int n) {
+    List<ServerSocket> open = new ArrayList<>();
+    try {
+      int[] out = new int[n];
+      for (int i = 0; i < n; i++) {
+        ServerSocket s = new ServerSocket(0);
+        open.add(s);
+        out[i] = s.getLocalPort();
+      }
+      return out;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } finally {
+      for (ServerSocket s : open) {
+        try {
+          s.close();
+        } catch (IOException ignored) {
+          // closing a socket nothing was accepted on
+        }
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 package io.brook.broker.kafka.apis;
 
 import io.brook.broker.core.GroupService;
+import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.groups.InternalTopic;
 import java.util.List;
 import org.apache.kafka.common.Uuid;
@@ -43,6 +44,14 @@ public final class ConsumerOffsetsTopic {
 
   static boolean is(String topic) {
     return NAME.equals(topic);
+  }
+
+  /**
+   * The name of the topic a request names by id, this one's fixed id included (a KIP-848 regex may be
+   * assigned it, and its consumer then fetches, commits and asks offsets by that id); null when none.
+   */
+  static String nameOf(Uuid id, TopicAdmin topics) {
+    return ID.equals(id) ? NAME : topics.nameOf(TopicIds.toBrook(id));
   }
 
   /** ListOffsets of its partition: an empty log, so earliest and latest are 0 and no timestamp has a record. */

@@ -94,9 +94,7 @@ public final class FetchApi implements KafkaApi {
   private List<Wanted> wanted(FetchRequestData data, short version, KafkaCaller caller) {
     List<Wanted> out = new ArrayList<>();
     for (FetchTopic t : data.topics()) {
-      String name = version < 13 ? t.topic()
-          : ConsumerOffsetsTopic.ID.equals(t.topicId()) ? ConsumerOffsetsTopic.NAME
-          : topics.nameOf(TopicIds.toBrook(t.topicId()));
+      String name = version < 13 ? t.topic() : ConsumerOffsetsTopic.nameOf(t.topicId(), topics);
       boolean allowed = name != null && caller.consume(name);
       for (FetchPartition p : t.partitions()) {
         out.add(new Wanted(name, t.topicId(), t.topic(), p, allowed));

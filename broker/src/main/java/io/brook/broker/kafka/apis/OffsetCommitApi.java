@@ -80,7 +80,7 @@ public final class OffsetCommitApi implements KafkaApi {
     Map<TopicPartition, OffsetCommitResponsePartition> toCommit = new HashMap<>();
     List<CommitRequest> offsets = new ArrayList<>();
     for (OffsetCommitRequestTopic t : body.topics()) {
-      String name = byId ? topics.nameOf(TopicIds.toBrook(t.topicId())) : t.name();
+      String name = byId ? ConsumerOffsetsTopic.nameOf(t.topicId(), topics) : t.name();
       OffsetCommitResponseTopic topic = new OffsetCommitResponseTopic().setName(byId ? "" : t.name())
           .setTopicId(byId ? t.topicId() : Uuid.ZERO_UUID);
       answer.add(topic);
@@ -95,8 +95,10 @@ public final class OffsetCommitApi implements KafkaApi {
         if (topicError == Errors.NONE) {
           TopicPartition tp = new TopicPartition(name, p.partitionIndex());
           toCommit.put(tp, part);
-          offsets.add(new CommitRequest(tp, p.committedOffset(),
-              p.committedMetadata() == null ? "" : p.committedMetadata()));
+          if (!ConsumerOffsetsTopic.is(name)) {
+            offsets.add(new CommitRequest(tp, p.committedOffset(),
+                p.committedMetadata() == null ? "" : p.committedMetadata()));
+          } // its empty log has no position worth keeping: taken (NONE) once the member's commit is, as on Kafka
         }
       }
     }

@@ -95,7 +95,7 @@ public final class OffsetFetchApi implements KafkaApi {
         if (g.topics() != null) {
           asked = new ArrayList<>();
           for (OffsetFetchRequestTopics t : g.topics()) {
-            asked.add(byId ? new Asked(topics.nameOf(TopicIds.toBrook(t.topicId())), t.topicId(), t.partitionIndexes())
+            asked.add(byId ? new Asked(ConsumerOffsetsTopic.nameOf(t.topicId(), topics), t.topicId(), t.partitionIndexes())
                 : new Asked(t.name(), null, t.partitionIndexes()));
           }
         }

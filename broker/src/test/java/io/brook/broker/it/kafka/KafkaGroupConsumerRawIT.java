@@ -122,7 +122,8 @@ class KafkaGroupConsumerRawIT {
       ConsumerGroupHeartbeatResponseData joined = heartbeat(wire, new ConsumerGroupHeartbeatRequestData()
           .setGroupId("regex848").setMemberId(member).setMemberEpoch(0).setRebalanceTimeoutMs(30_000)
           .setSubscribedTopicNames(List.of()).setSubscribedTopicRegex("__consumer_offs.*").setTopicPartitions(List.of()));
-      assertThat(assignedAfter(wire, "regex848", member, joined).partitions()).singleElement().satisfies(tp -> {
+      Assigned assigned = assignedAfter(wire, "regex848", member, joined);
+      assertThat(assigned.partitions()).singleElement().satisfies(tp -> {
         assertThat(tp.topicId()).isEqualTo(offsets.topicId());
         assertThat(tp.partitions()).containsExactly(0);
       });
@@ -149,6 +150,26 @@ class KafkaGroupConsumerRawIT {
         assertThat(p.highWatermark()).isEqualTo(0);
         assertThat(p.records() == null ? 0 : p.records().sizeInBytes()).isZero();
       }
+
+      // Its consumer commits its position there and asks its committed offsets, by the topic's id (v10) as
+      // kafka-clients 4.3 does: taken and -1, as on Kafka (a retriable topic-id error would stall its commits).
+      int epoch = assigned.epoch();
+      OffsetCommitRequestData commit = new OffsetCommitRequestData().setGroupId("regex848").setMemberId(member)
+          .setGenerationIdOrMemberEpoch(epoch);
+      commit.topics().add(new OffsetCommitRequestData.OffsetCommitRequestTopic().setTopicId(offsets.topicId())
+          .setPartitions(List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition().setPartitionIndex(0)
+              .setCommittedOffset(0))));
+      OffsetCommitResponseData committed = (OffsetCommitResponseData) call(wire, ApiKeys.OFFSET_COMMIT, (short) 10,
+          commit);
+      assertThat(Errors.forCode(committed.topics().get(0).partitions().get(0).errorCode())).isEqualTo(Errors.NONE);
+      OffsetFetchRequestData ask = new OffsetFetchRequestData();
+      ask.groups().add(new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId("regex848").setMemberId(member)
+          .setMemberEpoch(epoch).setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopics()
+              .setTopicId(offsets.topicId()).setPartitionIndexes(List.of(0)))));
+      OffsetFetchResponseData.OffsetFetchResponsePartitions got = ((OffsetFetchResponseData) call(wire,
+          ApiKeys.OFFSET_FETCH, (short) 10, ask)).groups().get(0).topics().get(0).partitions().get(0);
+      assertThat(Errors.forCode(got.errorCode())).isEqualTo(Errors.NONE);
+      assertThat(got.committedOffset()).isEqualTo(-1);
     }
   }
 

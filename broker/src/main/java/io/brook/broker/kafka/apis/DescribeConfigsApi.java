@@ -83,6 +83,11 @@ public final class DescribeConfigsApi implements KafkaApi {
       if (!caller.anyOnTopic(r.resourceName())) {
         throw new Refused(Unauthorized.topic(caller, "any permission", r.resourceName()));
       }
+      if (ConsumerOffsetsTopic.is(r.resourceName())) {
+        // Virtual, nothing to set; kafka-topics --describe asks every listed topic's configs and stops at an error.
+        out.add(entry("cleanup.policy", "compact", true, ConfigSource.DEFAULT_CONFIG, ConfigType.LIST, false));
+        return out;
+      }
       TopicInfo t = admin.describe(r.resourceName());
       for (KafkaTopicConfigs.Entry e : KafkaTopicConfigs.describe(t)) {
         out.add(entry(e.name(), e.value(), e.readOnly(), e.source(), e.type(), false));

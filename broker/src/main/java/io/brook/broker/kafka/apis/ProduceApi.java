@@ -73,7 +73,7 @@ public final class ProduceApi implements KafkaApi {
     ProduceCall.Producer producer = null; // Kafka names it in each batch; Brook's core per request
     Failure wholeRequest = requestRefusal(data);
     for (TopicProduceData t : data.topicData()) {
-      String topic = request.apiVersion() >= 13 ? topics.nameOf(TopicIds.toBrook(t.topicId())) : t.name();
+      String topic = request.apiVersion() >= 13 ? ConsumerOffsetsTopic.nameOf(t.topicId(), topics) : t.name();
       Uuid topicId = request.apiVersion() >= 13 ? t.topicId() : Uuid.ZERO_UUID;
       TopicProduceResponse inAnswer = answer.topic(t.name(), topicId);
       for (PartitionProduceData p : t.partitionData()) {
@@ -156,7 +156,8 @@ public final class ProduceApi implements KafkaApi {
       return Unauthorized.topic(caller, "produce", topic);
     }
     if (ConsumerOffsetsTopic.is(topic)) {
-      return new Failure(Errors.TOPIC_AUTHORIZATION_FAILED, topic + " is internal: commit offsets with OffsetCommit");
+      // As Kafka ("Cannot append to internal topic"), and not retriable: a producer gives up at once.
+      return new Failure(Errors.INVALID_TOPIC_EXCEPTION, topic + " is internal: commit offsets with OffsetCommit");
     }
     if (!(p.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
       return corrupt("no record batch for partition " + p.index());

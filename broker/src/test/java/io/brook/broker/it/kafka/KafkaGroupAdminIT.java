@@ -20,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -30,6 +32,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -134,6 +137,23 @@ class KafkaGroupAdminIT {
       assertThatThrownBy(() -> c.commitSync(Map.of(p0, new OffsetAndMetadata(RECORDS + 1))))
           .isInstanceOf(KafkaException.class).hasMessageContaining("not within the range of offsets");
       assertThat(grpcCommitted("billing")).isEqualTo(Map.of(0, 3L, 1, (long) RECORDS / 2));
+    }
+  }
+
+  /**
+   * Once a group exists Metadata lists the internal __consumer_offsets, so kafka-topics --describe (no
+   * --exclude-internal) asks its configs with every other topic's: it must get them, or the tool stops.
+   */
+  @Test
+  void theInternalTopicsConfigsAreDescribedAsEveryListedTopics() throws Exception {
+    try (Admin admin = admin()) {
+      admin.alterConsumerGroupOffsets("described-internal", Map.of(new TopicPartition(TOPIC, 0),
+          new OffsetAndMetadata(0))).all().get(30, TimeUnit.SECONDS);
+      assertThat(admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(30, TimeUnit.SECONDS))
+          .contains("__consumer_offsets");
+      ConfigResource internal = new ConfigResource(ConfigResource.Type.TOPIC, "__consumer_offsets");
+      Config config = admin.describeConfigs(List.of(internal)).all().get(30, TimeUnit.SECONDS).get(internal);
+      assertThat(config.get("cleanup.policy").value()).isEqualTo("compact");
     }
   }
 

@@ -3,11 +3,13 @@ package io.brook.broker.it.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.broker.it.BrokerProcess;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
@@ -21,9 +23,13 @@ import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -70,6 +76,8 @@ class KafkaGroupConsumerRawIT {
       assertThat(offsetFetch(wire, "f848", null, -1)).as("no member: Admin, an assign() consumer").isEqualTo(Errors.NONE);
       assertThat(offsetFetch(wire, "no-such-group", member, epoch)).as("nobody to check").isEqualTo(Errors.NONE);
 
+      // With an offset the group outlives its last member (one without goes at once, D54: nobody to check).
+      assertThat(offsetCommit(wire, (short) 9, "f848", member, epoch)).isEqualTo(Errors.NONE);
       heartbeat(wire, new ConsumerGroupHeartbeatRequestData().setGroupId("f848").setMemberId(member).setMemberEpoch(-1));
       assertThat(offsetFetch(wire, "f848", member, epoch)).as("it left").isEqualTo(Errors.UNKNOWN_MEMBER_ID);
     }
@@ -170,6 +178,18 @@ class KafkaGroupConsumerRawIT {
           ApiKeys.OFFSET_FETCH, (short) 10, ask)).groups().get(0).topics().get(0).partitions().get(0);
       assertThat(Errors.forCode(got.errorCode())).isEqualTo(Errors.NONE);
       assertThat(got.committedOffset()).isEqualTo(-1);
+
+      // A produce to it, by name (v12) or by its id (v13), is refused as Kafka refuses it, not retriably.
+      for (short v : new short[] {12, 13}) {
+        ProduceRequestData produce = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(30_000);
+        produce.topicData().add(new ProduceRequestData.TopicProduceData().setName(v < 13 ? "__consumer_offsets" : "")
+            .setTopicId(v < 13 ? Uuid.ZERO_UUID : offsets.topicId()).setPartitionData(List.of(
+                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(MemoryRecords.withRecords(
+                    Compression.NONE, new SimpleRecord("x".getBytes(StandardCharsets.UTF_8)))))));
+        ProduceResponseData.PartitionProduceResponse refused = ((ProduceResponseData) call(wire, ApiKeys.PRODUCE, v,
+            produce)).responses().iterator().next().partitionResponses().get(0);
+        assertThat(Errors.forCode(refused.errorCode())).as("produce v" + v).isEqualTo(Errors.INVALID_TOPIC_EXCEPTION);
+      }
     }
   }
 

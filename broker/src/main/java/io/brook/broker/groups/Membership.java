@@ -55,6 +55,15 @@ public interface Membership {
    */
   void checkCommit(String memberId, String instanceId, int generationOrEpoch, String caller);
 
+  /**
+   * As {@link #checkCommit(String, String, int, String)}, for a commit naming these partitions (a
+   * KIP-848 member may commit with an older epoch a partition it has had since then, as Kafka allows).
+   */
+  default void checkCommit(String memberId, String instanceId, int generationOrEpoch, String caller,
+      java.util.Collection<TopicPartition> partitions) {
+    checkCommit(memberId, instanceId, generationOrEpoch, caller);
+  }
+
   /** Session timeouts, rebalance and sync deadlines, expiry of pending members: the broker's timer calls it. */
   void tick(long nowMs);
 

@@ -191,7 +191,7 @@ public final class OffsetGroup extends Group {
             + " member(s): only a member (member id and generation) can commit now");
       }
     } else if (kafkaServed()) {
-      engine.checkCommit(memberId, instanceId, generationOrEpoch, caller);
+      engine.checkCommit(memberId, instanceId, generationOrEpoch, caller, offsets.stream().map(CommitRequest::tp).toList());
     } else if (!members.isEmpty()) {
       throw error(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name + "' has Brook (gRPC) members: "
           + "a Kafka consumer cannot commit as a member of it");

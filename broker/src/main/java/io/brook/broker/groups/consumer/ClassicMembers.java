@@ -93,8 +93,8 @@ public final class ClassicMembers {
     }
     ConsumerMember self = m;
     MemberAssignment before = m.assignment;
-    m.assignment = Reconciler.rejoin(before, group.targetEpoch, group.target.getOrDefault(m.id, Set.of()),
-        Set.copyOf(first.owned()), tp -> group.heldByOther(self, tp));
+    m.assign(Reconciler.rejoin(before, group.targetEpoch, group.target.getOrDefault(m.id, Set.of()),
+        Set.copyOf(first.owned()), tp -> group.heldByOther(self, tp)));
     if (m.assignment.state() == MemberState.UNREVOKED_PARTITIONS && before.state() != MemberState.UNREVOKED_PARTITIONS) {
       m.revokeDeadlineMs = now + m.rebalanceTimeoutMs;
     }
@@ -130,8 +130,8 @@ public final class ClassicMembers {
     ConsumerMember m = new ConsumerMember(id, holder.owner);
     m.instanceId = holder.instanceId;
     MemberAssignment a = holder.assignment;
-    m.assignment = holder.leftStatic() // back from -2: its epoch before it left
-        ? new MemberAssignment(a.previousEpoch(), a.previousEpoch(), a.state(), a.assigned(), a.revoking()) : a;
+    m.takeOver(holder, holder.leftStatic() // back from -2: its epoch before it left
+        ? new MemberAssignment(a.previousEpoch(), a.previousEpoch(), a.state(), a.assigned(), a.revoking()) : a);
     m.topicNames = holder.topicNames;
     m.classic = holder.classic;
     replacedKip848 = holder.classic == null;

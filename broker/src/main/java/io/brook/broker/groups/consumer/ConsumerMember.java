@@ -1,7 +1,9 @@
 package io.brook.broker.groups.consumer;
 
 import io.brook.broker.groups.TopicPartition;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -32,10 +34,30 @@ final class ConsumerMember {
   long revokeDeadlineMs;
   /** A member that joined with the classic protocol (JoinGroup), else null. */
   ClassicInfo classic;
+  /**
+   * The epoch at which it got each partition it still has (assigned, or being given up): a commit sent
+   * with an older epoch, in flight while its epoch moved on, may name those it had at that epoch (Kafka's
+   * assignment-epoch check), so a commitSync during a rebalance does not fail.
+   */
+  final Map<TopicPartition, Integer> since = new HashMap<>();
 
   ConsumerMember(String id, String owner) {
     this.id = id;
     this.owner = owner;
+  }
+
+  /** Moves it to {@code next}, noting when it got each new partition. */
+  void assign(MemberAssignment next) {
+    next.assigned().forEach(tp -> since.putIfAbsent(tp, next.epoch()));
+    since.keySet().removeIf(tp -> !next.assigned().contains(tp) && !next.revoking().contains(tp));
+    assignment = next;
+  }
+
+  /** Takes over another member's partitions (a static member's new instance). */
+  void takeOver(ConsumerMember previous, MemberAssignment a) {
+    since.clear();
+    since.putAll(previous.since);
+    assignment = a;
   }
 
   boolean leftStatic() {

@@ -84,7 +84,7 @@ public final class ConsumerMembership implements Membership {
       m.rebalanceTimeoutMs = h.rebalanceTimeoutMs();
       m.topicNames = List.copyOf(new TreeSet<>(h.topics()));
       m.classic = new ClassicInfo(h.sessionTimeoutMs(), h.protocols());
-      m.assignment = new MemberAssignment(epoch, epoch, MemberState.STABLE, Set.copyOf(h.assigned()), Set.of());
+      m.assign(new MemberAssignment(epoch, epoch, MemberState.STABLE, Set.copyOf(h.assigned()), Set.of()));
       m.lastHeartbeatMs = now;
       g.members.put(m.id, m);
       g.target.put(m.id, m.assignment.assigned());
@@ -178,7 +178,7 @@ public final class ConsumerMembership implements Membership {
     m.lastHeartbeatMs = now;
     if (previous != null) { // a static member back (or upgraded): it takes over its assignment, no rebalance
       members.remove(previous.id);
-      m.assignment = previous.assignment;
+      m.takeOver(previous, previous.assignment);
       m.topicNames = previous.topicNames;
       m.regex = previous.regex;
       m.pattern = previous.pattern;
@@ -352,7 +352,7 @@ public final class ConsumerMembership implements Membership {
   void reconcile(ConsumerMember m, Set<TopicPartition> owned, long now) {
     MemberAssignment before = m.assignment;
     Set<TopicPartition> mine = target.getOrDefault(m.id, Set.of());
-    m.assignment = Reconciler.next(before, targetEpoch, mine, owned, tp -> heldByOther(m, tp));
+    m.assign(Reconciler.next(before, targetEpoch, mine, owned, tp -> heldByOther(m, tp)));
     if (m.assignment.state() == MemberState.UNREVOKED_PARTITIONS && before.state() != MemberState.UNREVOKED_PARTITIONS) {
       m.revokeDeadlineMs = now + m.rebalanceTimeoutMs;
     }
@@ -497,12 +497,24 @@ public final class ConsumerMembership implements Membership {
   }
 
   /**
-   * As Kafka validates a KIP-848 member's commit: the member must exist, and the epoch it sends be its
-   * own. Any other epoch is STALE_MEMBER_EPOCH, above as below (Kafka 4.3 answers so; the client
-   * takes its latest epoch and retries, where FENCED_MEMBER_EPOCH would make it give up its partitions).
+   * As Kafka validates a KIP-848 member's OffsetFetch: the member must exist, and the epoch it sends
+   * be its own; any other is STALE_MEMBER_EPOCH (the client takes its latest epoch and retries, where
+   * FENCED_MEMBER_EPOCH would make it give up its partitions). A classic member's generation must be
+   * its epoch (ILLEGAL_GENERATION).
    */
   @Override
   public void checkCommit(String memberId, String instanceId, int epoch, String caller) {
+    checkCommit(memberId, instanceId, epoch, caller, null);
+  }
+
+  /**
+   * As Kafka 4.3 validates a KIP-848 member's OffsetCommit: as an OffsetFetch, except that an older
+   * epoch is taken for partitions the member has had since that epoch or before (its commitSync was
+   * in flight while a heartbeat moved it on); a newer one, or a partition it got later, is STALE_MEMBER_EPOCH.
+   */
+  @Override
+  public void checkCommit(String memberId, String instanceId, int epoch, String caller,
+      java.util.Collection<TopicPartition> partitions) {
     ConsumerMember m = members.get(memberId);
     if (m == null) {
       throw new MemberFaultException(MemberFault.UNKNOWN_MEMBER_ID, "member '" + memberId + "' is not in group '"
@@ -513,9 +525,11 @@ public final class ConsumerMembership implements Membership {
       throw new MemberFaultException(MemberFault.ILLEGAL_GENERATION, "generation " + epoch + " of member '" + memberId
           + "' is not its current one (" + m.assignment.epoch() + "): join again");
     }
-    if (epoch != m.assignment.epoch()) {
+    if (epoch != m.assignment.epoch() && (partitions == null || epoch > m.assignment.epoch() || m.classic != null
+        || !partitions.stream().allMatch(tp -> m.since.containsKey(tp) && m.since.get(tp) <= epoch))) {
       throw new MemberFaultException(MemberFault.STALE_MEMBER_EPOCH, "the received member epoch " + epoch
-          + " does not match member '" + memberId + "''s epoch " + m.assignment.epoch());
+          + " does not match member '" + memberId + "''s epoch " + m.assignment.epoch()
+          + (partitions == null || epoch > m.assignment.epoch() ? "" : ", nor had it all these partitions at that epoch"));
     }
   }
 

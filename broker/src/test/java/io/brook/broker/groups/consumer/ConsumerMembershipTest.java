@@ -298,4 +298,25 @@ class ConsumerMembershipTest {
     group.close("stopping");
     assertFault(MemberFault.COORDINATOR_NOT_AVAILABLE, () -> beat("m1", 1, null));
   }
+
+  @Test
+  void aCommitWithAnOlderEpochIsTakenForPartitionsTheMemberHadThenAsKafkaTakesIt() {
+    int first = join("a").memberEpoch();
+    Set<TopicPartition> all = Set.of(orders(0), orders(1), orders(2), orders(3));
+    join("b"); // a's epoch moves on while it keeps two of its four partitions
+    Set<TopicPartition> kept = names(beat("a", first, all).assignment());
+    HeartbeatAnswer moved = beat("a", first, kept);
+    assertThat(moved.memberEpoch()).isGreaterThan(first);
+
+    // a commitSync built before that heartbeat's answer arrived: taken for what it still has
+    group.checkCommit("a", null, first, null, kept);
+    group.checkCommit("a", null, moved.memberEpoch(), null, kept);
+    Set<TopicPartition> given = new HashSet<>(all);
+    given.removeAll(kept);
+    assertFault(MemberFault.STALE_MEMBER_EPOCH, () -> group.checkCommit("a", null, first, null, given));
+    assertFault(MemberFault.STALE_MEMBER_EPOCH, () -> group.checkCommit("a", null, moved.memberEpoch() + 1, null,
+        kept));
+    // an OffsetFetch (no partitions named) needs the member's own epoch
+    assertFault(MemberFault.STALE_MEMBER_EPOCH, () -> group.checkCommit("a", null, first, null));
+  }
 }

@@ -32,6 +32,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -170,6 +171,7 @@ class KafkaGroupClassicIT {
       }
       assertThat(read).isEqualTo(200);
       assertThat(consumer.assignment()).containsExactlyInAnyOrder(p0, p1);
+      assertThat(groupType(group)).isEqualTo(GroupType.parse(protocol));
 
       consumer.commitSync();
       assertThat(consumer.committed(Set.of(p0, p1))).as("commitSync: the positions")
@@ -223,6 +225,7 @@ class KafkaGroupClassicIT {
       int s1Assignments = s1.assignments.get();
       try (Member again = new Member(group, "s2", topic, committed, s2Props)) {
         await("the restarted member has its partitions", () -> again.assigned.equals(before));
+        assertThat(groupType(group)).isEqualTo(GroupType.parse(protocol));
         assertThat(s1.assignments.get()).as("s1 saw no rebalance").isEqualTo(s1Assignments);
         Set<String> produced = new HashSet<>();
         produce(topic, 0, 400, produced);
@@ -365,6 +368,15 @@ class KafkaGroupClassicIT {
       return broker.currentStartLog();
     } catch (IOException e) {
       return e.toString();
+    }
+  }
+
+  /** The group's type as Admin sees it (ConsumerGroupDescribe for a KIP-848 group). */
+  static GroupType groupType(String group) throws Exception {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    try (Admin admin = Admin.create(p)) {
+      return admin.describeConsumerGroups(List.of(group)).all().get(WAIT_S, TimeUnit.SECONDS).get(group).type();
     }
   }
 

@@ -83,14 +83,7 @@ public final class ClassicMembers {
     m.clientId = r.clientId();
     m.clientHost = r.clientHost();
     m.lastHeartbeatMs = now;
-    if (group.changed) {
-      group.retarget(now);
-      if (group.changed && m.assignment.epoch() == 0) {
-        group.members.remove(m.id);
-        throw fault(MemberFault.COORDINATOR_NOT_AVAILABLE, "group '" + group.host.groupName()
-            + "' cannot journal its new epoch (the disk's headroom is used up): join again later");
-      }
-    }
+    group.retargetForJoin(m, now);
     ConsumerMember self = m;
     MemberAssignment before = m.assignment;
     m.assign(Reconciler.rejoin(before, group.targetEpoch, group.target.getOrDefault(m.id, Set.of()),
@@ -137,10 +130,7 @@ public final class ClassicMembers {
     replacedKip848 = holder.classic == null;
     group.members.remove(holder.id);
     group.members.put(id, m);
-    Set<TopicPartition> its = group.target.remove(holder.id);
-    if (its != null) {
-      group.target.put(id, its);
-    }
+    group.moveTarget(holder.id, id);
     log.info("Group {}: static member {} is back as {}", group.host.groupName(), r.instanceId(), id);
     return m;
   }

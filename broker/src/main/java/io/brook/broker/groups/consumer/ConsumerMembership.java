@@ -133,15 +133,7 @@ public final class ConsumerMembership implements Membership {
     m.clientId = Objects.requireNonNullElse(hb.clientId(), "");
     m.clientHost = Objects.requireNonNullElse(hb.clientHost(), "");
     subscribe(m, hb, pattern);
-    if (changed) {
-      retarget(now);
-      if (changed && m.assignment.epoch() == 0) {
-        // It would be answered an epoch the group never had: it joins once the epoch can be journaled.
-        members.remove(m.id);
-        throw new MemberFaultException(MemberFault.COORDINATOR_NOT_AVAILABLE, "group '" + host.groupName()
-            + "' cannot journal its new epoch (the disk's headroom is used up): join again later");
-      }
-    }
+    retargetForJoin(m, now);
     reconcile(m, owned, now);
     boolean tell = hb.memberEpoch() == 0 || hb.full() || !m.assignment.assigned().equals(m.answered);
     List<TopicPartitions> assignment = null;
@@ -185,10 +177,7 @@ public final class ConsumerMembership implements Membership {
       m.visible = previous.visible;
       m.serverAssignor = previous.serverAssignor;
       m.rebalanceTimeoutMs = previous.rebalanceTimeoutMs;
-      Set<TopicPartition> its = target.remove(previous.id);
-      if (its != null) {
-        target.put(id, its);
-      }
+      moveTarget(previous.id, id);
       log.info("Group {}: static member {} is back as {}", host.groupName(), hb.instanceId(), id);
     } else if (same != null) {
       // Joining again (after an error it lost its partitions): it starts from nothing, keeping its target.
@@ -316,6 +305,31 @@ public final class ConsumerMembership implements Membership {
     target = new HashMap<>();
     closed = true;
     return true;
+  }
+
+  /**
+   * After a member joined or changed its subscription: a new epoch and target. A member that would be
+   * answered an epoch the group never had (it has none yet) is refused: it joins once the epoch can be
+   * journaled.
+   */
+  void retargetForJoin(ConsumerMember m, long now) {
+    if (!changed) {
+      return;
+    }
+    retarget(now);
+    if (changed && m.assignment.epoch() == 0) {
+      members.remove(m.id);
+      throw new MemberFaultException(MemberFault.COORDINATOR_NOT_AVAILABLE, "group '" + host.groupName()
+          + "' cannot journal its new epoch (the disk's headroom is used up): join again later");
+    }
+  }
+
+  /** A static member's new instance takes over the old one's target. */
+  void moveTarget(String from, String to) {
+    Set<TopicPartition> its = target.remove(from);
+    if (its != null) {
+      target.put(to, its);
+    }
   }
 
   /** Bumps the group epoch and computes the target; when the epoch cannot be journaled, the tick tries again. */
@@ -525,7 +539,7 @@ public final class ConsumerMembership implements Membership {
       throw new MemberFaultException(MemberFault.ILLEGAL_GENERATION, "generation " + epoch + " of member '" + memberId
           + "' is not its current one (" + m.assignment.epoch() + "): join again");
     }
-    if (epoch != m.assignment.epoch() && (partitions == null || epoch > m.assignment.epoch() || m.classic != null
+    if (epoch != m.assignment.epoch() && (partitions == null || epoch > m.assignment.epoch()
         || !partitions.stream().allMatch(tp -> m.since.containsKey(tp) && m.since.get(tp) <= epoch))) {
       throw new MemberFaultException(MemberFault.STALE_MEMBER_EPOCH, "the received member epoch " + epoch
           + " does not match member '" + memberId + "''s epoch " + m.assignment.epoch()

@@ -4,6 +4,7 @@ import io.brook.broker.groups.TopicPartition;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 
@@ -20,40 +21,33 @@ public final class ConsumerProtocolCodec {
 
   /** The subscribed topics, or none when the bytes are not a consumer subscription. */
   public static List<String> topics(byte[] subscription) {
-    if (subscription == null || subscription.length == 0) {
+    return read(subscription, b -> List.copyOf(ConsumerProtocol.deserializeSubscription(b).topics()));
+  }
+
+  /** The assigned partitions, or none when the bytes are not a consumer assignment. */
+  public static List<TopicPartition> partitions(byte[] assignment) {
+    return read(assignment, b -> brooks(ConsumerProtocol.deserializeAssignment(b).partitions()));
+  }
+
+  /** The partitions a member says it owns (subscription v1+), or none. */
+  public static List<TopicPartition> owned(byte[] subscription) {
+    return read(subscription, b -> brooks(ConsumerProtocol.deserializeSubscription(b).ownedPartitions()));
+  }
+
+  /** What {@code reader} reads from the bytes; none when there are none or they are not a consumer's. */
+  private static <T> List<T> read(byte[] bytes, Function<ByteBuffer, List<T>> reader) {
+    if (bytes == null || bytes.length == 0) {
       return List.of();
     }
     try {
-      return List.copyOf(ConsumerProtocol.deserializeSubscription(ByteBuffer.wrap(subscription)).topics());
+      return reader.apply(ByteBuffer.wrap(bytes));
     } catch (RuntimeException e) { // SchemaException, BufferUnderflowException: not a consumer's
       return List.of();
     }
   }
 
-  /** The assigned partitions, or none when the bytes are not a consumer assignment. */
-  public static List<TopicPartition> partitions(byte[] assignment) {
-    if (assignment == null || assignment.length == 0) {
-      return List.of();
-    }
-    try {
-      return ConsumerProtocol.deserializeAssignment(ByteBuffer.wrap(assignment)).partitions().stream()
-          .map(tp -> new TopicPartition(tp.topic(), tp.partition())).toList();
-    } catch (RuntimeException e) {
-      return List.of();
-    }
-  }
-
-  /** The partitions a member says it owns (subscription v1+), or none. */
-  public static List<TopicPartition> owned(byte[] subscription) {
-    if (subscription == null || subscription.length == 0) {
-      return List.of();
-    }
-    try {
-      return ConsumerProtocol.deserializeSubscription(ByteBuffer.wrap(subscription)).ownedPartitions().stream()
-          .map(tp -> new TopicPartition(tp.topic(), tp.partition())).toList();
-    } catch (RuntimeException e) {
-      return List.of();
-    }
+  private static List<TopicPartition> brooks(List<org.apache.kafka.common.TopicPartition> kafkas) {
+    return kafkas.stream().map(tp -> new TopicPartition(tp.topic(), tp.partition())).toList();
   }
 
   /**

@@ -4,6 +4,7 @@ import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.disk.DiskWrite;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.groups.InternalTopic;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;
 import io.brook.broker.topics.TopicManager;
@@ -23,9 +24,6 @@ public final class TopicAdmin {
     this.topics = topics;
     this.disk = disk;
   }
-
-  /** Kafka's offsets topic, which the Kafka door shows as internal: Brook keeps offsets in group journals. */
-  public static final String KAFKA_OFFSETS_TOPIC = "__consumer_offsets";
 
   /** @param partitions 0 for the broker's default.partitions */
   public TopicInfo create(String name, int partitions, Map<String, String> config) {
@@ -55,7 +53,7 @@ public final class TopicAdmin {
   }
 
   private static void refuseReserved(String name) {
-    if (KAFKA_OFFSETS_TOPIC.equals(name)) {
+    if (InternalTopic.CONSUMER_OFFSETS.name().equals(name)) { // Kafka's offsets topic, shown by the Kafka door
       throw new BrokerException(BrokerError.TOPIC_EXISTS, "topic " + name + " exists for Kafka clients as an internal "
           + "topic; Brook keeps committed offsets in its group journals, not in a topic");
     }

@@ -176,18 +176,16 @@ public final class ClassicGroupService {
    * journal refuses the write, UNKNOWN_MEMBER_ID, and the client joins again from scratch).
    */
   private static MemberFaultException fault(String group, BrokerException e) {
-    {
-      MemberFault fault = switch (e.error()) {
-        case UNKNOWN_GROUP -> MemberFault.UNKNOWN_MEMBER_ID; // no group, so no such member (a restart forgot it)
-        case INVALID_REQUEST -> MemberFault.INVALID_GROUP_ID;
-        case INCONSISTENT_GROUP_MODE -> MemberFault.INCONSISTENT_GROUP_PROTOCOL; // an ack-mode group
-        case NOT_ENOUGH_DISK, STORAGE_ERROR -> MemberFault.COORDINATOR_NOT_AVAILABLE; // retriable, as the disk may free up
-        default -> {
-          log.info("Refused a classic group call on group '{}': {}", group, e.getMessage());
-          yield MemberFault.INVALID_REQUEST;
-        }
-      };
-      return new MemberFaultException(fault, e.getMessage());
-    }
+    MemberFault fault = switch (e.error()) {
+      case UNKNOWN_GROUP -> MemberFault.UNKNOWN_MEMBER_ID; // no group, so no such member (a restart forgot it)
+      case INVALID_REQUEST -> MemberFault.INVALID_GROUP_ID;
+      case INCONSISTENT_GROUP_MODE -> MemberFault.INCONSISTENT_GROUP_PROTOCOL; // an ack-mode group
+      case NOT_ENOUGH_DISK, STORAGE_ERROR -> MemberFault.COORDINATOR_NOT_AVAILABLE; // retriable, as the disk may free up
+      default -> {
+        log.info("Refused a classic group call on group '{}': {}", group, e.getMessage());
+        yield MemberFault.INVALID_REQUEST;
+      }
+    };
+    return new MemberFaultException(fault, e.getMessage());
   }
 }

@@ -31,7 +31,8 @@ import org.apache.kafka.common.protocol.Errors;
  * OffsetCommit into Brook's committed offsets, the same ones gRPC and {@code bin/brook group} see.
  * Who may commit is the group's engine's to say (classic generation, KIP-848 member epoch; a KIP-848
  * member's commit below v9 is UNSUPPORTED_VERSION, as Kafka answers), or, with no member and generation
- * -1, anyone while the group has no members (Admin, --reset-offsets, assign() consumers). A refusal of the whole request is every partition's error, as Kafka answers.
+ * -1, anyone while the group has no members (Admin, --reset-offsets, assign() consumers). A refusal of
+ * the whole request is every partition's error, as Kafka answers.
  * Brook refuses an offset past the partition's end (OFFSET_OUT_OF_RANGE), where Kafka takes any.
  */
 public final class OffsetCommitApi implements KafkaApi {

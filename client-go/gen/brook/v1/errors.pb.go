@@ -97,7 +97,8 @@ const (
 	ErrorCode_ERROR_CODE_ALREADY_SETTLED ErrorCode = 38
 	// Ack mode: a newer Receive stream with the same client_id took this member over, and this
 	// stream ended (gRPC ABORTED). Its leases now belong to the newer stream; connecting again with
-	// the same client_id would take them back.
+	// the same client_id would take them back. Offset mode: a newer JoinGroup with the same
+	// instance_id took this static member's place and its partitions.
 	ErrorCode_ERROR_CODE_MEMBER_REPLACED ErrorCode = 39
 	// With auth on: the call names a group member (member_id, or an ack-mode client_id) or an
 	// idempotent producer id that another principal made; only that principal may act as it

@@ -193,8 +193,31 @@ type JoinGroupRequest struct {
 	SessionTimeoutMs int32 `protobuf:"varint,5,opt,name=session_timeout_ms,json=sessionTimeoutMs,proto3" json:"session_timeout_ms,omitempty"`
 	// 0: 300000. Kafka's max.poll.interval.ms: the longest a member may take to rejoin.
 	RebalanceTimeoutMs int32 `protobuf:"varint,6,opt,name=rebalance_timeout_ms,json=rebalanceTimeoutMs,proto3" json:"rebalance_timeout_ms,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Static membership (Kafka's group.instance.id; the group-name rule). A join with an
+	// instance_id takes the place of the group's member with that instance_id, if any: the
+	// older member is fenced (its calls fail ABORTED, MEMBER_REPLACED) and its partitions
+	// pass to the newer one. While the group is stable and the subscription is unchanged,
+	// such a join is answered at once with the same generation and assignment: a restarted
+	// static member causes no rebalance. A static member is removed when its session times
+	// out or it leaves (clients do not leave on close, as Kafka's do not).
+	InstanceId string `protobuf:"bytes,7,opt,name=instance_id,json=instanceId,proto3" json:"instance_id,omitempty"`
+	// A regular expression (Java's syntax) matched against whole topic names, instead of
+	// topics (set one, not both). The broker resolves it at every rebalance, among the
+	// topics the caller may consume, and rebalances the group when a topic that matches
+	// is created or deleted. JoinGroupResponse.topics names what it matched.
+	TopicPattern string `protobuf:"bytes,8,opt,name=topic_pattern,json=topicPattern,proto3" json:"topic_pattern,omitempty"`
+	// Cooperative (incremental) rebalancing: the member keeps its partitions while it
+	// rejoins, and owned lists those it still holds. A partition that another member still
+	// owns is not handed out in the same generation: the answer of its new owner leaves it
+	// out, the old owner's answer no longer has it (revoke it, commit, rejoin), and the
+	// group rebalances again at once to hand it over. Members that are not cooperative give
+	// up everything when they rejoin (eager); both kinds may share a group.
+	Cooperative bool `protobuf:"varint,9,opt,name=cooperative,proto3" json:"cooperative,omitempty"`
+	// Cooperative members: the partitions the member still holds (its last assignment
+	// less what it revoked since). Partitions the broker did not assign it are ignored.
+	Owned         []*TopicPartitions `protobuf:"bytes,10,rep,name=owned,proto3" json:"owned,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *JoinGroupRequest) Reset() {
@@ -269,6 +292,34 @@ func (x *JoinGroupRequest) GetRebalanceTimeoutMs() int32 {
 	return 0
 }
 
+func (x *JoinGroupRequest) GetInstanceId() string {
+	if x != nil {
+		return x.InstanceId
+	}
+	return ""
+}
+
+func (x *JoinGroupRequest) GetTopicPattern() string {
+	if x != nil {
+		return x.TopicPattern
+	}
+	return ""
+}
+
+func (x *JoinGroupRequest) GetCooperative() bool {
+	if x != nil {
+		return x.Cooperative
+	}
+	return false
+}
+
+func (x *JoinGroupRequest) GetOwned() []*TopicPartitions {
+	if x != nil {
+		return x.Owned
+	}
+	return nil
+}
+
 type JoinGroupResponse struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	MemberId   string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
@@ -281,6 +332,9 @@ type JoinGroupResponse struct {
 	// partitions to assign. Once one is created the group rebalances and the member's
 	// next JoinGroup gets its partitions.
 	UnknownTopics []string `protobuf:"bytes,5,rep,name=unknown_topics,json=unknownTopics,proto3" json:"unknown_topics,omitempty"`
+	// The topics the member's subscription resolved to in this generation: its topics, or
+	// those its topic_pattern matched.
+	Topics        []string `protobuf:"bytes,6,rep,name=topics,proto3" json:"topics,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -346,6 +400,13 @@ func (x *JoinGroupResponse) GetHeartbeatIntervalMs() int32 {
 func (x *JoinGroupResponse) GetUnknownTopics() []string {
 	if x != nil {
 		return x.UnknownTopics
+	}
+	return nil
+}
+
+func (x *JoinGroupResponse) GetTopics() []string {
+	if x != nil {
+		return x.Topics
 	}
 	return nil
 }
@@ -1572,7 +1633,8 @@ type MemberDescription struct {
 	LeasedRecords int64 `protobuf:"varint,6,opt,name=leased_records,json=leasedRecords,proto3" json:"leased_records,omitempty"`
 	// Ack mode: false while a member with a client_id is between streams.
 	Connected bool `protobuf:"varint,7,opt,name=connected,proto3" json:"connected,omitempty"`
-	// A Kafka static member's group.instance.id ("" for none).
+	// A static member's instance id (Kafka's group.instance.id, or JoinGroupRequest.instance_id;
+	// "" for none).
 	InstanceId    string `protobuf:"bytes,8,opt,name=instance_id,json=instanceId,proto3" json:"instance_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1999,14 +2061,20 @@ const file_brook_v1_group_proto_rawDesc = "" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x1e\n" +
 	"\n" +
 	"partitions\x18\x02 \x03(\x05R\n" +
-	"partitions\"\xda\x01\n" +
+	"partitions\"\xf3\x02\n" +
 	"\x10JoinGroupRequest\x12\x14\n" +
 	"\x05group\x18\x01 \x01(\tR\x05group\x12\x1b\n" +
 	"\tmember_id\x18\x02 \x01(\tR\bmemberId\x12\x1b\n" +
 	"\tclient_id\x18\x03 \x01(\tR\bclientId\x12\x16\n" +
 	"\x06topics\x18\x04 \x03(\tR\x06topics\x12,\n" +
 	"\x12session_timeout_ms\x18\x05 \x01(\x05R\x10sessionTimeoutMs\x120\n" +
-	"\x14rebalance_timeout_ms\x18\x06 \x01(\x05R\x12rebalanceTimeoutMs\"\xe6\x01\n" +
+	"\x14rebalance_timeout_ms\x18\x06 \x01(\x05R\x12rebalanceTimeoutMs\x12\x1f\n" +
+	"\vinstance_id\x18\a \x01(\tR\n" +
+	"instanceId\x12#\n" +
+	"\rtopic_pattern\x18\b \x01(\tR\ftopicPattern\x12 \n" +
+	"\vcooperative\x18\t \x01(\bR\vcooperative\x12/\n" +
+	"\x05owned\x18\n" +
+	" \x03(\v2\x19.brook.v1.TopicPartitionsR\x05owned\"\xfe\x01\n" +
 	"\x11JoinGroupResponse\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x1e\n" +
 	"\n" +
@@ -2016,7 +2084,8 @@ const file_brook_v1_group_proto_rawDesc = "" +
 	"assignment\x18\x03 \x03(\v2\x19.brook.v1.TopicPartitionsR\n" +
 	"assignment\x122\n" +
 	"\x15heartbeat_interval_ms\x18\x04 \x01(\x05R\x13heartbeatIntervalMs\x12%\n" +
-	"\x0eunknown_topics\x18\x05 \x03(\tR\runknownTopics\"\x85\x01\n" +
+	"\x0eunknown_topics\x18\x05 \x03(\tR\runknownTopics\x12\x16\n" +
+	"\x06topics\x18\x06 \x03(\tR\x06topics\"\x85\x01\n" +
 	"\x10HeartbeatRequest\x12\x14\n" +
 	"\x05group\x18\x01 \x01(\tR\x05group\x12\x1b\n" +
 	"\tmember_id\x18\x02 \x01(\tR\bmemberId\x12\x1e\n" +
@@ -2235,58 +2304,59 @@ var file_brook_v1_group_proto_goTypes = []any{
 	(*Position)(nil),                      // 36: brook.v1.Position
 }
 var file_brook_v1_group_proto_depIdxs = []int32{
-	2,  // 0: brook.v1.JoinGroupResponse.assignment:type_name -> brook.v1.TopicPartitions
-	10, // 1: brook.v1.CommitOffsetsRequest.offsets:type_name -> brook.v1.OffsetCommit
-	12, // 2: brook.v1.CommitOffsetsResponse.results:type_name -> brook.v1.CommitResult
-	35, // 3: brook.v1.CommitResult.error_code:type_name -> brook.v1.ErrorCode
-	2,  // 4: brook.v1.FetchCommittedOffsetsRequest.partitions:type_name -> brook.v1.TopicPartitions
-	15, // 5: brook.v1.FetchCommittedOffsetsResponse.offsets:type_name -> brook.v1.CommittedOffset
-	35, // 6: brook.v1.CommittedOffset.error_code:type_name -> brook.v1.ErrorCode
-	0,  // 7: brook.v1.CreateGroupRequest.mode:type_name -> brook.v1.GroupMode
-	32, // 8: brook.v1.CreateGroupRequest.config:type_name -> brook.v1.CreateGroupRequest.ConfigEntry
-	25, // 9: brook.v1.CreateGroupResponse.group:type_name -> brook.v1.GroupDescription
-	33, // 10: brook.v1.AlterGroupConfigRequest.set:type_name -> brook.v1.AlterGroupConfigRequest.SetEntry
-	25, // 11: brook.v1.AlterGroupConfigResponse.group:type_name -> brook.v1.GroupDescription
-	22, // 12: brook.v1.ListGroupsResponse.groups:type_name -> brook.v1.GroupSummary
-	0,  // 13: brook.v1.GroupSummary.mode:type_name -> brook.v1.GroupMode
-	1,  // 14: brook.v1.GroupSummary.state:type_name -> brook.v1.GroupState
-	25, // 15: brook.v1.DescribeGroupResponse.group:type_name -> brook.v1.GroupDescription
-	0,  // 16: brook.v1.GroupDescription.mode:type_name -> brook.v1.GroupMode
-	1,  // 17: brook.v1.GroupDescription.state:type_name -> brook.v1.GroupState
-	34, // 18: brook.v1.GroupDescription.config:type_name -> brook.v1.GroupDescription.ConfigEntry
-	26, // 19: brook.v1.GroupDescription.members:type_name -> brook.v1.MemberDescription
-	27, // 20: brook.v1.GroupDescription.partitions:type_name -> brook.v1.GroupPartition
-	2,  // 21: brook.v1.MemberDescription.assignment:type_name -> brook.v1.TopicPartitions
-	2,  // 22: brook.v1.ResetGroupOffsetsRequest.partitions:type_name -> brook.v1.TopicPartitions
-	36, // 23: brook.v1.ResetGroupOffsetsRequest.position:type_name -> brook.v1.Position
-	15, // 24: brook.v1.ResetGroupOffsetsResponse.offsets:type_name -> brook.v1.CommittedOffset
-	3,  // 25: brook.v1.GroupService.JoinGroup:input_type -> brook.v1.JoinGroupRequest
-	5,  // 26: brook.v1.GroupService.Heartbeat:input_type -> brook.v1.HeartbeatRequest
-	7,  // 27: brook.v1.GroupService.LeaveGroup:input_type -> brook.v1.LeaveGroupRequest
-	9,  // 28: brook.v1.GroupService.CommitOffsets:input_type -> brook.v1.CommitOffsetsRequest
-	13, // 29: brook.v1.GroupService.FetchCommittedOffsets:input_type -> brook.v1.FetchCommittedOffsetsRequest
-	16, // 30: brook.v1.GroupService.CreateGroup:input_type -> brook.v1.CreateGroupRequest
-	18, // 31: brook.v1.GroupService.AlterGroupConfig:input_type -> brook.v1.AlterGroupConfigRequest
-	20, // 32: brook.v1.GroupService.ListGroups:input_type -> brook.v1.ListGroupsRequest
-	23, // 33: brook.v1.GroupService.DescribeGroup:input_type -> brook.v1.DescribeGroupRequest
-	28, // 34: brook.v1.GroupService.ResetGroupOffsets:input_type -> brook.v1.ResetGroupOffsetsRequest
-	30, // 35: brook.v1.GroupService.DeleteGroup:input_type -> brook.v1.DeleteGroupRequest
-	4,  // 36: brook.v1.GroupService.JoinGroup:output_type -> brook.v1.JoinGroupResponse
-	6,  // 37: brook.v1.GroupService.Heartbeat:output_type -> brook.v1.HeartbeatResponse
-	8,  // 38: brook.v1.GroupService.LeaveGroup:output_type -> brook.v1.LeaveGroupResponse
-	11, // 39: brook.v1.GroupService.CommitOffsets:output_type -> brook.v1.CommitOffsetsResponse
-	14, // 40: brook.v1.GroupService.FetchCommittedOffsets:output_type -> brook.v1.FetchCommittedOffsetsResponse
-	17, // 41: brook.v1.GroupService.CreateGroup:output_type -> brook.v1.CreateGroupResponse
-	19, // 42: brook.v1.GroupService.AlterGroupConfig:output_type -> brook.v1.AlterGroupConfigResponse
-	21, // 43: brook.v1.GroupService.ListGroups:output_type -> brook.v1.ListGroupsResponse
-	24, // 44: brook.v1.GroupService.DescribeGroup:output_type -> brook.v1.DescribeGroupResponse
-	29, // 45: brook.v1.GroupService.ResetGroupOffsets:output_type -> brook.v1.ResetGroupOffsetsResponse
-	31, // 46: brook.v1.GroupService.DeleteGroup:output_type -> brook.v1.DeleteGroupResponse
-	36, // [36:47] is the sub-list for method output_type
-	25, // [25:36] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	2,  // 0: brook.v1.JoinGroupRequest.owned:type_name -> brook.v1.TopicPartitions
+	2,  // 1: brook.v1.JoinGroupResponse.assignment:type_name -> brook.v1.TopicPartitions
+	10, // 2: brook.v1.CommitOffsetsRequest.offsets:type_name -> brook.v1.OffsetCommit
+	12, // 3: brook.v1.CommitOffsetsResponse.results:type_name -> brook.v1.CommitResult
+	35, // 4: brook.v1.CommitResult.error_code:type_name -> brook.v1.ErrorCode
+	2,  // 5: brook.v1.FetchCommittedOffsetsRequest.partitions:type_name -> brook.v1.TopicPartitions
+	15, // 6: brook.v1.FetchCommittedOffsetsResponse.offsets:type_name -> brook.v1.CommittedOffset
+	35, // 7: brook.v1.CommittedOffset.error_code:type_name -> brook.v1.ErrorCode
+	0,  // 8: brook.v1.CreateGroupRequest.mode:type_name -> brook.v1.GroupMode
+	32, // 9: brook.v1.CreateGroupRequest.config:type_name -> brook.v1.CreateGroupRequest.ConfigEntry
+	25, // 10: brook.v1.CreateGroupResponse.group:type_name -> brook.v1.GroupDescription
+	33, // 11: brook.v1.AlterGroupConfigRequest.set:type_name -> brook.v1.AlterGroupConfigRequest.SetEntry
+	25, // 12: brook.v1.AlterGroupConfigResponse.group:type_name -> brook.v1.GroupDescription
+	22, // 13: brook.v1.ListGroupsResponse.groups:type_name -> brook.v1.GroupSummary
+	0,  // 14: brook.v1.GroupSummary.mode:type_name -> brook.v1.GroupMode
+	1,  // 15: brook.v1.GroupSummary.state:type_name -> brook.v1.GroupState
+	25, // 16: brook.v1.DescribeGroupResponse.group:type_name -> brook.v1.GroupDescription
+	0,  // 17: brook.v1.GroupDescription.mode:type_name -> brook.v1.GroupMode
+	1,  // 18: brook.v1.GroupDescription.state:type_name -> brook.v1.GroupState
+	34, // 19: brook.v1.GroupDescription.config:type_name -> brook.v1.GroupDescription.ConfigEntry
+	26, // 20: brook.v1.GroupDescription.members:type_name -> brook.v1.MemberDescription
+	27, // 21: brook.v1.GroupDescription.partitions:type_name -> brook.v1.GroupPartition
+	2,  // 22: brook.v1.MemberDescription.assignment:type_name -> brook.v1.TopicPartitions
+	2,  // 23: brook.v1.ResetGroupOffsetsRequest.partitions:type_name -> brook.v1.TopicPartitions
+	36, // 24: brook.v1.ResetGroupOffsetsRequest.position:type_name -> brook.v1.Position
+	15, // 25: brook.v1.ResetGroupOffsetsResponse.offsets:type_name -> brook.v1.CommittedOffset
+	3,  // 26: brook.v1.GroupService.JoinGroup:input_type -> brook.v1.JoinGroupRequest
+	5,  // 27: brook.v1.GroupService.Heartbeat:input_type -> brook.v1.HeartbeatRequest
+	7,  // 28: brook.v1.GroupService.LeaveGroup:input_type -> brook.v1.LeaveGroupRequest
+	9,  // 29: brook.v1.GroupService.CommitOffsets:input_type -> brook.v1.CommitOffsetsRequest
+	13, // 30: brook.v1.GroupService.FetchCommittedOffsets:input_type -> brook.v1.FetchCommittedOffsetsRequest
+	16, // 31: brook.v1.GroupService.CreateGroup:input_type -> brook.v1.CreateGroupRequest
+	18, // 32: brook.v1.GroupService.AlterGroupConfig:input_type -> brook.v1.AlterGroupConfigRequest
+	20, // 33: brook.v1.GroupService.ListGroups:input_type -> brook.v1.ListGroupsRequest
+	23, // 34: brook.v1.GroupService.DescribeGroup:input_type -> brook.v1.DescribeGroupRequest
+	28, // 35: brook.v1.GroupService.ResetGroupOffsets:input_type -> brook.v1.ResetGroupOffsetsRequest
+	30, // 36: brook.v1.GroupService.DeleteGroup:input_type -> brook.v1.DeleteGroupRequest
+	4,  // 37: brook.v1.GroupService.JoinGroup:output_type -> brook.v1.JoinGroupResponse
+	6,  // 38: brook.v1.GroupService.Heartbeat:output_type -> brook.v1.HeartbeatResponse
+	8,  // 39: brook.v1.GroupService.LeaveGroup:output_type -> brook.v1.LeaveGroupResponse
+	11, // 40: brook.v1.GroupService.CommitOffsets:output_type -> brook.v1.CommitOffsetsResponse
+	14, // 41: brook.v1.GroupService.FetchCommittedOffsets:output_type -> brook.v1.FetchCommittedOffsetsResponse
+	17, // 42: brook.v1.GroupService.CreateGroup:output_type -> brook.v1.CreateGroupResponse
+	19, // 43: brook.v1.GroupService.AlterGroupConfig:output_type -> brook.v1.AlterGroupConfigResponse
+	21, // 44: brook.v1.GroupService.ListGroups:output_type -> brook.v1.ListGroupsResponse
+	24, // 45: brook.v1.GroupService.DescribeGroup:output_type -> brook.v1.DescribeGroupResponse
+	29, // 46: brook.v1.GroupService.ResetGroupOffsets:output_type -> brook.v1.ResetGroupOffsetsResponse
+	31, // 47: brook.v1.GroupService.DeleteGroup:output_type -> brook.v1.DeleteGroupResponse
+	37, // [37:48] is the sub-list for method output_type
+	26, // [26:37] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_brook_v1_group_proto_init() }

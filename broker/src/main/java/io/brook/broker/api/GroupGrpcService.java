@@ -71,7 +71,8 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
     try {
       joined = groups.join(request.getGroup(), new JoinRequest(request.getMemberId(), request.getClientId(),
           ClientAddress.current(), request.getTopicsList(), request.getSessionTimeoutMs(),
-          request.getRebalanceTimeoutMs(), Caller.principal()));
+          request.getRebalanceTimeoutMs(), Caller.principal(), request.getInstanceId(), request.getTopicPattern(),
+          request.getCooperative(), GroupMapper.toTopicPartitionList(request.getOwnedList())));
     } catch (RuntimeException e) {
       out.onError(Errors.toStatus(e));
       return;
@@ -82,7 +83,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
     answerWhenDone(joined.answer(), out, r -> {
       JoinGroupResponse.Builder b = JoinGroupResponse.newBuilder().setMemberId(r.memberId())
           .setGeneration(r.generation()).setHeartbeatIntervalMs(r.heartbeatIntervalMs())
-          .addAllUnknownTopics(r.unknownTopics());
+          .addAllUnknownTopics(r.unknownTopics()).addAllTopics(r.topics());
       GroupMapper.toTopicPartitions(r.assignment()).forEach(b::addAssignment);
       return b.build();
     });

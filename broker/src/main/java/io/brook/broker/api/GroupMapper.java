@@ -9,6 +9,7 @@ import io.brook.protocol.v1.GroupPartition;
 import io.brook.protocol.v1.GroupState;
 import io.brook.protocol.v1.MemberDescription;
 import io.brook.protocol.v1.TopicPartitions;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +55,15 @@ final class GroupMapper {
       }
     }
     return byTopic.values().stream().map(TopicPartitions.Builder::build).toList();
+  }
+
+  /** A message's topics and partitions, flattened; a topic with no partitions names none. */
+  static List<TopicPartition> toTopicPartitionList(List<TopicPartitions> grouped) {
+    List<TopicPartition> flat = new ArrayList<>();
+    for (TopicPartitions tps : grouped) {
+      tps.getPartitionsList().forEach(p -> flat.add(new TopicPartition(tps.getTopic(), p)));
+    }
+    return flat;
   }
 
   static io.brook.protocol.v1.CommittedOffset committedOffset(TopicPartition tp, CommittedOffset co) {

@@ -62,8 +62,7 @@ public final class GroupService {
       throw MemberChecks.invalid("rebalance_timeout_ms must be >= 1 (0: " + DEFAULT_REBALANCE_TIMEOUT_MS + ")");
     }
     OffsetGroup g = groups.offsetGroup(group, true);
-    CompletableFuture<JoinResult> joined = g.join(new JoinRequest(request.memberId(), request.clientId(),
-        request.address(), request.topics(), session, rebalance, request.owner()));
+    CompletableFuture<JoinResult> joined = g.join(request.withTimeouts(session, rebalance));
     return new ParkedCall<>(joined, () -> g.joinCancelled(joined));
   }
 

@@ -544,7 +544,8 @@ public final class OffsetGroup extends Group {
       m.pendingJoin = null;
       m.answered = true;
       List<String> unknown = m.topics.stream().distinct().filter(t -> !assignedPartitionCounts.containsKey(t)).toList();
-      join.complete(new JoinResult(m.id, generation, m.assignment, heartbeatInterval(m), unknown));
+      join.complete(new JoinResult(m.id, generation, m.assignment, heartbeatInterval(m), unknown,
+          m.topics.stream().distinct().toList()));
     }
     log.info("Group {}: generation {} with {} member(s), {} partitions assigned", name, generation, members.size(),
         owners.size());

@@ -51,7 +51,16 @@ public final class GroupService {
    * @param request its owner is the caller's principal
    */
   public ParkedCall<JoinResult> join(String group, JoinRequest request) {
-    MemberChecks.check("JoinGroup", group, request.topics(), request.clientId());
+    return join(group, request, t -> true);
+  }
+
+  /**
+   * As {@link #join(String, JoinRequest)}.
+   *
+   * @param consumable the topics the caller may consume: a topic_pattern matches only those
+   */
+  public ParkedCall<JoinResult> join(String group, JoinRequest request, Predicate<String> consumable) {
+    MemberChecks.check("JoinGroup", group, request.topics(), request.topicPattern(), request.clientId());
     long session = request.sessionTimeoutMs() == 0 ? DEFAULT_SESSION_TIMEOUT_MS : request.sessionTimeoutMs();
     if (session < minSessionMs || session > maxSessionMs) {
       throw MemberChecks.invalid("session_timeout_ms " + session + " is outside the broker's bounds ["
@@ -62,7 +71,7 @@ public final class GroupService {
       throw MemberChecks.invalid("rebalance_timeout_ms must be >= 1 (0: " + DEFAULT_REBALANCE_TIMEOUT_MS + ")");
     }
     OffsetGroup g = groups.offsetGroup(group, true);
-    CompletableFuture<JoinResult> joined = g.join(request.withTimeouts(session, rebalance));
+    CompletableFuture<JoinResult> joined = g.join(request.withTimeouts(session, rebalance), consumable);
     return new ParkedCall<>(joined, () -> g.joinCancelled(joined));
   }
 

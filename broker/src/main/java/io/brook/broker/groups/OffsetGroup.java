@@ -19,6 +19,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +59,7 @@ public final class OffsetGroup extends Group {
   private long emptySinceMs;
   /** Its last member left (not merely created empty): an implicit group with no offsets may go now. */
   private boolean membersLeft;
+  private final PatternSubscriptions patterns = new PatternSubscriptions();
 
   OffsetGroup(String name, GroupContext ctx, GroupConfig config) {
     super(name, ctx, config);
@@ -243,6 +246,16 @@ public final class OffsetGroup extends Group {
 
   /** Joins or rejoins; the future completes when the rebalance does. */
   public synchronized CompletableFuture<JoinResult> join(JoinRequest request) {
+    return join(request, t -> true);
+  }
+
+  /**
+   * Joins or rejoins; the future completes when the rebalance does.
+   *
+   * @param consumable the topics the caller may consume: its topic_pattern, if any, matches only those
+   */
+  public synchronized CompletableFuture<JoinResult> join(JoinRequest request, Predicate<String> consumable) {
+    Pattern pattern = request.topicPattern().isEmpty() ? null : TopicPatterns.compile(request.topicPattern());
     if (kafkaMembers() > 0) {
       throw error(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name + "' has " + kafkaMembers() + " Kafka ("
           + engine.protocol().name().toLowerCase() + " protocol) member(s): a gRPC member cannot join it until they leave");
@@ -265,6 +278,8 @@ public final class OffsetGroup extends Group {
     m.clientId = request.clientId();
     m.address = request.address();
     m.topics = List.copyOf(new TreeSet<>(request.topics()));
+    m.topicPattern = pattern; // its topics are resolved when the rebalance completes
+    m.consumable = consumable;
     m.sessionTimeoutMs = request.sessionTimeoutMs();
     m.rebalanceTimeoutMs = request.rebalanceTimeoutMs();
     m.lastHeartbeatMs = now;
@@ -480,6 +495,9 @@ public final class OffsetGroup extends Group {
     if (state == GroupState.STABLE && !partitionCountsNow().equals(assignedPartitionCounts)) {
       startRebalance(now, "the partitions of its topics changed");
     }
+    if (state == GroupState.STABLE && patterns.matchesChanged(members.values(), this::topicNames, now)) {
+      startRebalance(now, "a topic its members' patterns match was created or deleted");
+    }
   }
 
   private void membershipShrank(long now, String why) {
@@ -530,6 +548,7 @@ public final class OffsetGroup extends Group {
     }
     generation++;
     write(List.of(new JournalEvent.Generation(generation)));
+    PatternSubscriptions.resolve(members.values(), topicNames());
     Map<String, List<String>> subscriptions = new TreeMap<>();
     members.values().forEach(m -> subscriptions.put(m.id, m.topics));
     assignedPartitionCounts = partitionCountsNow();
@@ -554,6 +573,11 @@ public final class OffsetGroup extends Group {
   /** A third of the member's session timeout, at most group.heartbeat.interval.ms. */
   private int heartbeatInterval(OffsetMember m) {
     return (int) Math.min(ctx.maxHeartbeatIntervalMs(), Math.max(1, m.sessionTimeoutMs / 3));
+  }
+
+  /** Every existing topic's name (a pattern subscription matches among them). */
+  private List<String> topicNames() {
+    return ctx.topics().list().stream().map(Topic::name).toList();
   }
 
   private Map<String, Integer> partitionCountsNow() {

@@ -2,6 +2,8 @@ package io.brook.broker.groups;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
 
 /** A member of an offset-mode group, as its group keeps it (in memory only). Guarded by the group's monitor. */
 final class OffsetMember {
@@ -21,6 +23,11 @@ final class OffsetMember {
   // Whether a join of this member was ever answered: until then its client does not know its id.
   boolean answered;
   List<TopicPartition> assignment = List.of();
+  // Regex subscription (topic_pattern, PatternSubscriptions): topics then holds what the pattern
+  // matched at the last rebalance. Null for a subscription by names.
+  Pattern topicPattern;
+  /** The topics its principal may consume: its pattern matches only those. */
+  Predicate<String> consumable = t -> true;
 
   OffsetMember(String id, String owner) {
     this.id = id;

@@ -35,6 +35,12 @@ public final class Caller {
     return p == null ? ALL : t -> p.grants().allowsAny(TOPIC, t);
   }
 
+  /** The topics this caller may consume: what its JoinGroup topic_pattern may match. */
+  public static Predicate<String> consumableTopics() {
+    Principal p = KEY.get();
+    return p == null ? ALL : t -> p.grants().allows(CONSUME, TOPIC, t);
+  }
+
   /** The topics whose group offsets this caller may move: consume or admin on them. */
   public static Predicate<String> resettableTopics() {
     Principal p = KEY.get();

@@ -9,6 +9,7 @@ import io.brook.broker.groups.MemberFaultException;
 import io.brook.broker.groups.Membership;
 import io.brook.broker.groups.MembershipHost;
 import io.brook.broker.groups.TopicPartition;
+import io.brook.broker.groups.TopicPatterns;
 import io.brook.broker.groups.assign.AssignmentSpec;
 import io.brook.broker.groups.assign.MemberSpec;
 import io.brook.broker.groups.assign.ServerAssignor;
@@ -27,7 +28,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -383,22 +383,18 @@ public final class ConsumerMembership implements Membership {
 
   private Set<String> subscribedTopics(ConsumerMember m) {
     Set<String> topics = new TreeSet<>(m.topicNames);
-    if (m.pattern != null) {
-      for (String t : host.topicNames()) { // only topics its principal may see, as Kafka (KAFKA-18813)
-        if (m.visible.test(t) && m.pattern.matcher(t).matches()) {
-          topics.add(t);
-        }
-      }
+    if (m.pattern != null) { // only topics its principal may see, as Kafka (KAFKA-18813)
+      topics.addAll(TopicPatterns.matching(m.pattern, host.topicNames(), m.visible));
     }
     return topics;
   }
 
   private static Pattern compile(String regex) {
     try {
-      return Pattern.compile(regex);
-    } catch (PatternSyntaxException e) {
+      return TopicPatterns.compile(regex);
+    } catch (IllegalArgumentException e) {
       throw new MemberFaultException(MemberFault.INVALID_REGULAR_EXPRESSION, "SubscribedTopicRegex '" + regex
-          + "' does not compile: " + e.getDescription());
+          + "' does not compile: " + e.getMessage());
     }
   }
 

@@ -1,0 +1,41 @@
+package io.brook.broker.groups;
+
+import java.util.Collection;
+import java.util.function.Supplier;
+
+/**
+ * An offset-mode group's regex subscriptions (JoinGroupRequest.topic_pattern): a pattern member's
+ * topics are what its pattern matches among the existing topics its principal may consume, resolved
+ * anew at every rebalance; between rebalances the group's tick re-matches the patterns (once a second,
+ * as the KIP-848 engine does: a pattern is matched against every topic name), so that a matching topic
+ * created or deleted rebalances the group. Guarded by the group's monitor.
+ */
+final class PatternSubscriptions {
+  /** How often the patterns are re-matched while the group is stable. */
+  static final long CHECK_INTERVAL_MS = 1000;
+
+  private long nextCheckMs;
+
+  /** Sets a pattern member's topics to what its pattern matches now, for the rebalance being completed. */
+  static void resolve(Collection<OffsetMember> members, Collection<String> topicNames) {
+    for (OffsetMember m : members) {
+      if (m.topicPattern != null) {
+        m.topics = TopicPatterns.matching(m.topicPattern, topicNames, m.consumable);
+      }
+    }
+  }
+
+  /**
+   * Whether some pattern member's pattern now matches other topics than those it was given at the
+   * last rebalance; answers false until a second passed since the last look.
+   */
+  boolean matchesChanged(Collection<OffsetMember> members, Supplier<Collection<String>> topicNames, long now) {
+    if (now < nextCheckMs || members.stream().allMatch(m -> m.topicPattern == null)) {
+      return false;
+    }
+    nextCheckMs = now + CHECK_INTERVAL_MS;
+    Collection<String> names = topicNames.get();
+    return members.stream().anyMatch(m -> m.topicPattern != null
+        && !TopicPatterns.matching(m.topicPattern, names, m.consumable).equals(m.topics));
+  }
+}

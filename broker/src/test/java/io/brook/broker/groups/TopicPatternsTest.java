@@ -1,0 +1,34 @@
+package io.brook.broker.groups;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A regex subscription matches whole topic names, sorted, among those its member may use. */
+class TopicPatternsTest {
+  static final List<String> TOPICS = List.of("b", "a2", "a1", "xa1", "a1x");
+
+  @Test
+  void matchesWholeNamesOnlySorted() {
+    assertThat(TopicPatterns.matching(TopicPatterns.compile("a.*"), TOPICS, t -> true))
+        .containsExactly("a1", "a1x", "a2");
+    assertThat(TopicPatterns.matching(TopicPatterns.compile("a1"), TOPICS, t -> true)).containsExactly("a1");
+    assertThat(TopicPatterns.matching(TopicPatterns.compile("nothing.*"), TOPICS, t -> true)).isEmpty();
+  }
+
+  @Test
+  void matchesOnlyTopicsTheMemberMayUse() {
+    assertThat(TopicPatterns.matching(TopicPatterns.compile("a.*"), TOPICS, t -> !t.equals("a2")))
+        .containsExactly("a1", "a1x");
+  }
+
+  @Test
+  void aRegexThatDoesNotCompileSaysWhatIsWrongAndWhere() {
+    assertThatThrownBy(() -> TopicPatterns.compile("a("))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("Unclosed group near index 2");
+    assertThatThrownBy(() -> TopicPatterns.compile("*a"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("Dangling meta character '*' near index 0");
+  }
+}

@@ -37,6 +37,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 
 /**
  * Reads records by offset, alone ({@link #assign}) or as a member of a consumer group ({@link
@@ -115,6 +116,8 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
   // Kafka's light guard against use from two threads at once (re-entry from a listener is fine).
   private volatile Thread owner;
   private int depth;
+  /** subscribe(Pattern): the broker resolves the subscription ({@link #subscription} is then empty); else null. */
+  private Pattern subscribedPattern;
 
   public BrookConsumer(ConsumerConfig config, Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
     this.config = Objects.requireNonNull(config, "config");
@@ -150,12 +153,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
    */
   public void subscribe(Collection<String> topics, ConsumerRebalanceListener listener) {
     run(() -> {
-      if (membership == null) {
-        throw new ConfigException("NO_GROUP_ID", "subscribe needs a group.id (use assign to read without a group)");
-      }
-      if (manual) {
-        throw new IllegalStateException("assign and subscribe cannot be mixed: call unsubscribe first");
-      }
+      checkSubscribable();
       Objects.requireNonNull(topics, "topics");
       if (topics.isEmpty() || topics.stream().anyMatch(t -> t == null || t.isBlank())) {
         throw new IllegalArgumentException("topics must be a non-empty list of names, got " + topics);
@@ -165,8 +163,57 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         membership.requestRejoin(); // the next poll revokes and joins with the new topics
       }
       subscription = next;
+      subscribedPattern = null;
+      membership.usePattern(null);
       this.listener = Objects.requireNonNull(listener, "listener");
     });
+  }
+
+  /**
+   * Joins the group at the next poll for every topic whose whole name the pattern matches (Kafka's
+   * subscribe(Pattern)), replacing an earlier subscription.
+   */
+  public void subscribe(Pattern pattern) {
+    subscribe(pattern, new ConsumerRebalanceListener() {});
+  }
+
+  /**
+   * Joins the group at the next poll for every topic whose whole name the pattern matches; the
+   * listener hears of partitions revoked, assigned and lost. The broker matches it (Java's syntax)
+   * among the existing topics this consumer may consume, at every rebalance, and rebalances the group
+   * when a matching topic is created or deleted; {@link #subscription()} names what it matched at the
+   * last join. Only the pattern's text is sent: write flags inline ({@code (?i)}), not as
+   * {@link Pattern#compile(String, int)}'s flags. Needs a {@code group.id}.
+   */
+  public void subscribe(Pattern pattern, ConsumerRebalanceListener listener) {
+    run(() -> {
+      checkSubscribable();
+      Objects.requireNonNull(pattern, "pattern");
+      if (pattern.pattern().isEmpty()) {
+        throw new IllegalArgumentException("the topic pattern is empty");
+      }
+      if (pattern.flags() != 0) {
+        throw new IllegalArgumentException("the broker matches the pattern's text only: write its flags inline, e.g. "
+            + "(?i), instead of Pattern.compile flags (" + pattern.flags() + ")");
+      }
+      boolean changed = subscribedPattern == null || !subscribedPattern.pattern().equals(pattern.pattern());
+      if (subscription != null && changed) {
+        membership.requestRejoin(); // the next poll revokes and joins with the new pattern
+      }
+      subscription = List.of();
+      subscribedPattern = pattern;
+      membership.usePattern(pattern.pattern());
+      this.listener = Objects.requireNonNull(listener, "listener");
+    });
+  }
+
+  private void checkSubscribable() {
+    if (membership == null) {
+      throw new ConfigException("NO_GROUP_ID", "subscribe needs a group.id (use assign to read without a group)");
+    }
+    if (manual) {
+      throw new IllegalStateException("assign and subscribe cannot be mixed: call unsubscribe first");
+    }
   }
 
   /**
@@ -205,6 +252,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
           states.clear();
           membership.leaveGroup();
           subscription = null;
+          subscribedPattern = null;
         }
       } else {
         if (membership != null) {
@@ -212,14 +260,21 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         }
         states.clear();
         subscription = null;
+        subscribedPattern = null;
         manual = false;
       }
     });
   }
 
-  /** The topics subscribed to (empty when none). */
+  /**
+   * The topics subscribed to (empty when none); with {@link #subscribe(Pattern)}, those the pattern
+   * matched when the member last joined its group (empty before the first join).
+   */
   public Set<String> subscription() {
-    return subscription == null ? Set.of() : Set.copyOf(subscription);
+    if (subscription == null) {
+      return Set.of();
+    }
+    return subscribedPattern == null ? Set.copyOf(subscription) : membership.matchedTopics();
   }
 
   /**

@@ -48,6 +48,10 @@ final class Membership {
   private long nextHeartbeatNanos;
   private boolean inPoll;
   private long lastPollNanos = System.nanoTime();
+  // subscribe(Pattern): the regex the joins send instead of topics ("" for none), and the topics the
+  // broker matched at the last join.
+  private String topicPattern = "";
+  private Set<String> matchedTopics = Set.of();
 
   Membership(ConsumerConfig config, GroupServiceGrpc.GroupServiceBlockingStub groups) {
     this.config = config;
@@ -102,7 +106,7 @@ final class Membership {
     }
     JoinGroupRequest request = JoinGroupRequest.newBuilder().setGroup(config.groupId()).setMemberId(id)
         .setClientId(config.clientId()).addAllTopics(topics).setSessionTimeoutMs(config.sessionTimeoutMs())
-        .setRebalanceTimeoutMs(config.maxPollIntervalMs()).build();
+        .setRebalanceTimeoutMs(config.maxPollIntervalMs()).setTopicPattern(pattern()).build();
     JoinGroupResponse response;
     try {
       response = groups.withDeadlineAfter(config.maxPollIntervalMs() + JOIN_GRACE_MS, TimeUnit.MILLISECONDS)
@@ -129,12 +133,31 @@ final class Membership {
       joined = true;
       lost = false;
       rejoinRequested = false;
+      matchedTopics = Set.copyOf(response.getTopicsList());
       nextHeartbeatNanos = System.nanoTime(); // at once: the broker holds it until the group changes
       startHeartbeats();
       notifyAll();
     }
     unknownTopics.update(config.groupId(), response.getUnknownTopicsList());
     return assigned;
+  }
+
+  /** Joins send this regex instead of topics from now on (null: subscribed by topics). */
+  synchronized void usePattern(String regex) {
+    String next = regex == null ? "" : regex;
+    if (!next.equals(topicPattern)) {
+      topicPattern = next;
+      matchedTopics = Set.of(); // until the next join answers what the new pattern matched
+    }
+  }
+
+  private synchronized String pattern() {
+    return topicPattern;
+  }
+
+  /** The topics the broker matched with the pattern at the last join. */
+  synchronized Set<String> matchedTopics() {
+    return matchedTopics;
   }
 
   /** The subscribed topics the broker did not know at the last join. */

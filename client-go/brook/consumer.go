@@ -136,7 +136,7 @@ func NewConsumer(opts ...ConsumerOption) (*Consumer, error) {
 		owned:      owned,
 		groups:     brookv1.NewGroupServiceClient(conn),
 		fetches:    brookv1.NewFetchServiceClient(conn),
-		subscribed: len(cfg.topics) > 0,
+		subscribed: len(cfg.topics) > 0 || cfg.topicPattern != "",
 		pollSem:    make(chan struct{}, 1),
 		closeDone:  make(chan struct{}),
 	}
@@ -199,7 +199,7 @@ func (c *Consumer) Poll(ctx context.Context) ([]*Record, error) {
 	manual := c.manual
 	c.mu.Unlock()
 	if !c.subscribed && !manual {
-		return nil, errors.New("brook: Poll needs WithGroup and WithTopics, or partitions given to Assign")
+		return nil, errors.New("brook: Poll needs WithGroup and WithTopics (or WithTopicPattern), or partitions given to Assign")
 	}
 	ctx, stop := c.scoped(ctx, c.closing)
 	defer stop()
@@ -342,7 +342,7 @@ func (c *Consumer) callback(ctx context.Context, f func(context.Context, []Topic
 // partitions given up first: Assign makes no call to the broker.
 func (c *Consumer) Assign(partitions ...TopicPartition) error {
 	if c.subscribed {
-		return errors.New("brook: Assign cannot be used with WithTopics: the group assigns the partitions")
+		return errors.New("brook: Assign cannot be used with WithTopics or WithTopicPattern: the group assigns the partitions")
 	}
 	for _, tp := range partitions {
 		if !validName(tp.Topic) || tp.Partition < 0 {

@@ -42,6 +42,8 @@ type consumerConfig struct {
 	onRevoked          func(context.Context, []TopicPartition)
 	onLost             func(context.Context, []TopicPartition)
 	nilOptions         int
+	// topicPattern: WithTopicPattern's regex, sent instead of topics ("" for none).
+	topicPattern string
 }
 
 func consumerDefaultConfig() consumerConfig {
@@ -72,6 +74,14 @@ func (c *consumerConfig) validate() error {
 	}
 	if len(c.topics) > 0 && c.group == "" {
 		p.add("WithTopics needs WithGroup (without a group, read partitions with Assign)")
+	}
+	if c.topicPattern != "" {
+		if len(c.topics) > 0 {
+			p.add("WithTopicPattern(%q) and WithTopics: set one, not both", c.topicPattern)
+		}
+		if c.group == "" {
+			p.add("WithTopicPattern needs WithGroup")
+		}
 	}
 	for _, t := range c.topics {
 		if !validName(t) {

@@ -63,6 +63,9 @@ type consumerMembership struct {
 	changed chan struct{}
 	// wake wakes the heartbeat goroutine.
 	wake chan struct{}
+	// matched: the topics the subscription resolved to at the last join
+	// (JoinGroupResponse.topics), which Subscription shows for WithTopicPattern.
+	matched []string
 }
 
 func consumerNewMembership(c *Consumer) *consumerMembership {
@@ -203,6 +206,7 @@ func (m *consumerMembership) runJoin(j *consumerJoin, memberID string) {
 		MemberId:           memberID,
 		ClientId:           cfg.conn.clientID,
 		Topics:             cfg.topics,
+		TopicPattern:       cfg.topicPattern,
 		SessionTimeoutMs:   int32(cfg.sessionTimeout / time.Millisecond),
 		RebalanceTimeoutMs: int32(cfg.rebalanceTimeout / time.Millisecond),
 	})
@@ -243,6 +247,7 @@ func (m *consumerMembership) runJoin(j *consumerJoin, memberID string) {
 	now := time.Now()
 	m.memberID, m.generation = resp.GetMemberId(), resp.GetGeneration()
 	m.joined, m.lost, m.rejoin = true, false, false
+	m.matched = resp.GetTopics()
 	// The first heartbeat goes at once: the broker holds it until the group changes.
 	m.interval, m.nextHeartbeat, m.lastPoll = interval, now, now
 	startHeartbeats := !m.heartbeating

@@ -96,3 +96,16 @@ func WithOnRevoked(f func(ctx context.Context, partitions []TopicPartition)) Con
 func WithOnLost(f func(ctx context.Context, partitions []TopicPartition)) ConsumerOption {
 	return consumerOption(func(c *consumerConfig) { c.onLost = f })
 }
+
+// WithTopicPattern subscribes to every topic whose whole name matches the
+// regular expression (Kafka's subscribe(Pattern)), instead of WithTopics; it
+// needs WithGroup. The broker matches it, in Java's regular-expression syntax
+// (close to Go's for the usual patterns), among the existing topics this
+// consumer may consume, at every rebalance, and rebalances the group when a
+// matching topic is created or deleted: the members get its partitions, or
+// give them up, without a restart. Subscription lists what it matched. A
+// pattern that does not compile (or is longer than 1000 characters) fails
+// Poll with ErrInvalidRequest, saying what is wrong.
+func WithTopicPattern(pattern string) ConsumerOption {
+	return consumerOption(func(c *consumerConfig) { c.topicPattern = pattern })
+}

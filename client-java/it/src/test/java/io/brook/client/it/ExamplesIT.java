@@ -11,6 +11,7 @@ import io.brook.client.it.examples.AdminExample;
 import io.brook.client.it.examples.MetricsExample;
 import io.brook.client.it.examples.OffsetsExample;
 import io.brook.client.it.examples.PartitionerExample;
+import io.brook.client.it.examples.PatternExample;
 import io.brook.client.it.examples.ProducerExample;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -135,5 +136,20 @@ class ExamplesIT {
       assertThat(admin.listGroupOffsets("invoicing")).extracting(GroupOffset::partition, GroupOffset::offset,
           GroupOffset::metadata).containsExactly(org.assertj.core.groups.Tuple.tuple(0, 2L, "batch-17"));
     }
+  }
+
+  @Test
+  void patternExampleReadsTheTopicsItsPatternMatches() {
+    TestData data = new TestData(broker.channel());
+    for (String topic : List.of("orders-eu", "orders-us", "refunds")) {
+      data.createTopic(topic, 1);
+    }
+    data.produce("orders-eu", 0, List.of(TestData.value("eu-1")));
+    data.produce("orders-us", 0, List.of(TestData.value("us-1")));
+    data.produce("refunds", 0, List.of(TestData.value("r-1")));
+    List<String> lines = run(() -> PatternExample.main(new String[] {broker.address()}));
+    assertThat(lines).hasSize(3);
+    assertThat(lines.subList(0, 2)).containsExactlyInAnyOrder("read orders-eu-0@0 eu-1", "read orders-us-0@0 us-1");
+    assertThat(lines.get(2)).isEqualTo("subscribed to [orders-eu, orders-us]");
   }
 }

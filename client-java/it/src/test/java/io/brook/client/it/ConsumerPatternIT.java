@@ -80,8 +80,8 @@ class ConsumerPatternIT {
       try (Poller one = new Poller(config(broker, "pat").build(), pattern);
           Poller two = new Poller(config(broker, "pat").build(), pattern)) {
         Set<TopicPartition> a1a2 = union(partitions("a1", 2), partitions("a2", 2));
-        await("a1 and a2's partitions split between both members", 60, () ->
-            !one.assignment.isEmpty() && !two.assignment.isEmpty()
+        await("a1 and a2's partitions split between both members", 60, () -> one.polling() && two.polling()
+            && !one.assignment.isEmpty() && !two.assignment.isEmpty()
                 && union(one.assignment, two.assignment).equals(a1a2)
                 && one.assignment.size() + two.assignment.size() == 4);
         await("every record of a1 and a2 read", 60, () -> one.valuesOf("a1", "a2") + two.valuesOf("a1", "a2") == 12);
@@ -152,14 +152,14 @@ class ConsumerPatternIT {
       Pattern pattern = Pattern.compile("sec-a.*");
       try (Poller carol = new Poller(config(broker, "pat-carol").security(Security.builder().token(CAROL).build())
           .build(), pattern)) {
-        await("carol's member joined", 60, () -> !carol.subscription.isEmpty());
+        await("carol's member joined", 60, () -> carol.polling() && !carol.subscription.isEmpty());
         assertThat(carol.subscription).containsExactly("sec-a1");
         assertThat(carol.assignment).isEqualTo(partitions("sec-a1", 2));
         assertThat(carol.failure).isNull();
       }
       try (Poller root = new Poller(config(broker, "pat-root").security(Security.builder().token(ROOT).build())
           .build(), pattern)) {
-        await("root's member joined", 60, () -> !root.subscription.isEmpty());
+        await("root's member joined", 60, () -> root.polling() && !root.subscription.isEmpty());
         assertThat(root.subscription).containsExactlyInAnyOrder("sec-a1", "sec-a2");
         assertThat(root.assignment).isEqualTo(union(partitions("sec-a1", 2), partitions("sec-a2", 2)));
       }
@@ -195,6 +195,14 @@ class ConsumerPatternIT {
         }
       }, "poller");
       thread.start();
+    }
+
+    /** True, or fails the test with what made this member's poll loop stop. */
+    boolean polling() {
+      if (failure != null) {
+        throw new AssertionError("the member stopped polling", failure);
+      }
+      return true;
     }
 
     long valuesOf(String... topics) {

@@ -548,7 +548,7 @@ public final class OffsetGroup extends Group {
     }
     generation++;
     write(List.of(new JournalEvent.Generation(generation)));
-    PatternSubscriptions.resolve(members.values(), topicNames());
+    PatternSubscriptions.resolve(members.values(), this::topicNames);
     Map<String, List<String>> subscriptions = new TreeMap<>();
     members.values().forEach(m -> subscriptions.put(m.id, m.topics));
     assignedPartitionCounts = partitionCountsNow();

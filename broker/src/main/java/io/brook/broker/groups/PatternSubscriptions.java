@@ -16,11 +16,16 @@ final class PatternSubscriptions {
 
   private long nextCheckMs;
 
-  /** Sets a pattern member's topics to what its pattern matches now, for the rebalance being completed. */
-  static void resolve(Collection<OffsetMember> members, Collection<String> topicNames) {
+  /**
+   * Sets each pattern member's topics to what its pattern matches now, for the rebalance being
+   * completed; the topic names are listed only when some member has a pattern.
+   */
+  static void resolve(Collection<OffsetMember> members, Supplier<Collection<String>> topicNames) {
+    Collection<String> names = null;
     for (OffsetMember m : members) {
       if (m.topicPattern != null) {
-        m.topics = TopicPatterns.matching(m.topicPattern, topicNames, m.consumable);
+        names = names == null ? topicNames.get() : names;
+        m.topics = TopicPatterns.matching(m.topicPattern, names, m.consumable);
       }
     }
   }

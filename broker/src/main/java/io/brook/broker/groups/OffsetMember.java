@@ -1,6 +1,8 @@
 package io.brook.broker.groups;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /** A member of an offset-mode group, as its group keeps it (in memory only). Guarded by the group's monitor. */
@@ -21,6 +23,13 @@ final class OffsetMember {
   // Whether a join of this member was ever answered: until then its client does not know its id.
   boolean answered;
   List<TopicPartition> assignment = List.of();
+  // Cooperative rebalancing (D64, CooperativeHandover): whether its last join was cooperative, the
+  // partitions it reported owning then, those it holds until it rejoins although they are another's
+  // now, and since which generation it has held each partition it holds (for its commits meanwhile).
+  boolean cooperative;
+  List<TopicPartition> reportedOwned = List.of();
+  Set<TopicPartition> releasing = Set.of();
+  Map<TopicPartition, Integer> heldSince = Map.of();
 
   OffsetMember(String id, String owner) {
     this.id = id;

@@ -48,6 +48,8 @@ final class Membership {
   private long nextHeartbeatNanos;
   private boolean inPoll;
   private long lastPollNanos = System.nanoTime();
+  /** A cooperative rejoin is under way (CooperativeRejoin): its pending JoinGroup keeps the session, no heartbeat. */
+  private boolean joining;
 
   Membership(ConsumerConfig config, GroupServiceGrpc.GroupServiceBlockingStub groups) {
     this.config = config;
@@ -95,6 +97,11 @@ final class Membership {
    * Run through {@link Calls} by the polling thread.
    */
   List<TopicPartition> join(Collection<String> topics) {
+    return join(topics, List.of());
+  }
+
+  /** {@link #join(Collection)} of a member that may still own these partitions (cooperative). */
+  List<TopicPartition> join(Collection<String> topics, Collection<TopicPartition> owned) {
     String id;
     synchronized (this) {
       id = memberId;
@@ -102,7 +109,9 @@ final class Membership {
     }
     JoinGroupRequest request = JoinGroupRequest.newBuilder().setGroup(config.groupId()).setMemberId(id)
         .setClientId(config.clientId()).addAllTopics(topics).setSessionTimeoutMs(config.sessionTimeoutMs())
-        .setRebalanceTimeoutMs(config.maxPollIntervalMs()).build();
+        .setRebalanceTimeoutMs(config.maxPollIntervalMs())
+        .setCooperative(config.rebalanceProtocol() == RebalanceProtocol.COOPERATIVE)
+        .addAllOwned(CooperativeRejoin.byTopic(owned)).build();
     JoinGroupResponse response;
     try {
       response = groups.withDeadlineAfter(config.maxPollIntervalMs() + JOIN_GRACE_MS, TimeUnit.MILLISECONDS)
@@ -135,6 +144,12 @@ final class Membership {
     }
     unknownTopics.update(config.groupId(), response.getUnknownTopicsList());
     return assigned;
+  }
+
+  /** A cooperative rejoin started or ended: heartbeats pause meanwhile, and a waiting poll wakes when it ends. */
+  synchronized void joining(boolean underWay) {
+    joining = underWay;
+    notifyAll();
   }
 
   /** The subscribed topics the broker did not know at the last join. */
@@ -187,6 +202,9 @@ final class Membership {
       return false;
     }
     synchronized (this) {
+      if (joining) {
+        return true; // the rejoin under way tells whether the member is still in the group
+      }
       if (isCurrent(of.memberId(), of.generation())) {
         lost = true;
         if (removed) {
@@ -261,8 +279,8 @@ final class Membership {
             if (closed) {
               return;
             }
-            if (!joined || lost) {
-              wait(); // join() or close() wakes us
+            if (!joined || lost || joining) {
+              wait(); // join(), joining(false) or close() wakes us
               continue;
             }
             long now = System.nanoTime();

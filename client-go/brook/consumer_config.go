@@ -42,6 +42,7 @@ type consumerConfig struct {
 	onRevoked          func(context.Context, []TopicPartition)
 	onLost             func(context.Context, []TopicPartition)
 	nilOptions         int
+	rebalanceProtocol  RebalanceProtocol
 }
 
 func consumerDefaultConfig() consumerConfig {
@@ -101,6 +102,9 @@ func (c *consumerConfig) validate() error {
 		p.add("WithFetchMaxWait(%v): must be below WithRequestTimeout (%v)", c.fetchMaxWait, c.requestTimeout)
 	}
 	retryBackoffProblems(&p, c.backoffMin, c.backoffMax)
+	if c.rebalanceProtocol != RebalanceEager && c.rebalanceProtocol != RebalanceCooperative {
+		p.add("WithRebalanceProtocol(%d): must be RebalanceEager or RebalanceCooperative", c.rebalanceProtocol)
+	}
 	return p.err("consumer")
 }
 

@@ -96,3 +96,14 @@ func WithOnRevoked(f func(ctx context.Context, partitions []TopicPartition)) Con
 func WithOnLost(f func(ctx context.Context, partitions []TopicPartition)) ConsumerOption {
 	return consumerOption(func(c *consumerConfig) { c.onLost = f })
 }
+
+// WithRebalanceProtocol chooses how the member gives up partitions in a
+// rebalance (Kafka's RebalanceProtocol). RebalanceCooperative (Kafka's
+// CooperativeStickyAssignor): the member keeps its partitions while it
+// rejoins, Poll keeps returning their records, WithOnRevoked hears only of
+// the partitions that move to another member (committed first with auto
+// commit; only when some do) and WithOnAssigned only of those added. Default
+// RebalanceEager.
+func WithRebalanceProtocol(p RebalanceProtocol) ConsumerOption {
+	return consumerOption(func(c *consumerConfig) { c.rebalanceProtocol = p })
+}

@@ -396,3 +396,15 @@ func TestConsumerCooperativeAndEagerMembersShareAGroup(t *testing.T) {
 	e.stop()
 	coopCheckOnce(t, want, e, a, c)
 }
+
+// The cooperative example against a real broker: a keeps partition 0, and
+// partition 1 is revoked from a before b gets it.
+func TestExampleCooperative(t *testing.T) {
+	b := sharedBroker
+	topic := b.createTopic(t, 2, nil)
+	out := runExample(t, buildExamples(t), "cooperative", "-broker", b.Addr(), "-topic", topic,
+		"-group", consumerGroupName(t))
+	if want := "a assigned [0 1]\na revoked [1]\nb assigned [1]\n"; out != want {
+		t.Fatalf("cooperative printed:\n%s\nwant:\n%s", out, want)
+	}
+}

@@ -1,6 +1,7 @@
 package io.brook.broker.groups;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -85,6 +86,18 @@ final class CooperativeHandover {
       since.put(tp, before.getOrDefault(tp, generation));
     }
     return since;
+  }
+
+  /**
+   * Who holds each partition now, for DescribeGroup: the owners of the last generation, except that a
+   * withheld partition stays its old owner's until the handover.
+   */
+  static Map<TopicPartition, String> holders(Map<TopicPartition, String> owners, Collection<OffsetMember> members) {
+    Map<TopicPartition, String> holders = new HashMap<>(owners);
+    for (OffsetMember m : members) {
+      m.releasing.forEach(tp -> holders.put(tp, m.id));
+    }
+    return holders;
   }
 
   /**

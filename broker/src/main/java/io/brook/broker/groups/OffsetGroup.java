@@ -589,7 +589,7 @@ public final class OffsetGroup extends Group {
       ms.add(new GroupView.Member(m.id, m.clientId, m.address, m.assignment, m.lastHeartbeatMs, 0, true));
     }
     boolean kafka = kafkaServed();
-    Map<TopicPartition, String> owners = kafka ? engine.owners() : this.owners;
+    Map<TopicPartition, String> owners = kafka ? engine.owners() : CooperativeHandover.holders(this.owners, members.values());
     if (kafka) {
       ms.addAll(engine.members());
     }

@@ -101,6 +101,11 @@ class OffsetGroupCooperativeTest {
     assertThat(b.assignment()).containsAll(b1r.assignment());
     assertThat(group.state()).as("the next rebalance starts at once").isEqualTo(GroupState.REBALANCING);
     assertThat(group.heartbeat(a.memberId(), a1r.generation(), 60_000, null)).isCompletedWithValue(true);
+    TopicPartition moving = movedOf(a, a1r, b, b1r);
+    String holder = a.assignment().contains(moving) ? a.memberId() : b.memberId();
+    assertThat(group.describe().partitions()).filteredOn(p -> p.tp().equals(moving))
+        .as("the moving partition is still its old owner's").singleElement()
+        .satisfies(p -> assertThat(p.owner()).isEqualTo(holder));
 
     // While the handover runs, a commit of a kept partition made with the generation before it is taken...
     TopicPartition aKept = a1r.assignment().get(0);
@@ -121,6 +126,17 @@ class OffsetGroupCooperativeTest {
     all.addAll(a2.get().assignment());
     all.addAll(b2.get().assignment());
     assertThat(all).hasSize(4);
+  }
+
+  /** The partition a or b gave up in its last answer. */
+  static TopicPartition movedOf(JoinResult a, JoinResult a1, JoinResult b, JoinResult b1) {
+    List<TopicPartition> gone = new ArrayList<>(a.assignment());
+    gone.removeAll(a1.assignment());
+    List<TopicPartition> goneB = new ArrayList<>(b.assignment());
+    goneB.removeAll(b1.assignment());
+    gone.addAll(goneB);
+    assertThat(gone).hasSize(1);
+    return gone.get(0);
   }
 
   @Test

@@ -8,6 +8,7 @@ import io.brook.client.admin.GroupInfo;
 import io.brook.client.admin.GroupOffset;
 import io.brook.client.it.examples.AckConsumerExample;
 import io.brook.client.it.examples.AdminExample;
+import io.brook.client.it.examples.CooperativeExample;
 import io.brook.client.it.examples.MetricsExample;
 import io.brook.client.it.examples.OffsetsExample;
 import io.brook.client.it.examples.PartitionerExample;
@@ -135,5 +136,19 @@ class ExamplesIT {
       assertThat(admin.listGroupOffsets("invoicing")).extracting(GroupOffset::partition, GroupOffset::offset,
           GroupOffset::metadata).containsExactly(org.assertj.core.groups.Tuple.tuple(0, 2L, "batch-17"));
     }
+  }
+
+  @Test
+  void cooperativeExampleRevokesOnlyThePartitionThatMoves() {
+    new TestData(broker.channel()).createTopic("tickets", 2);
+    List<String> lines = run(() -> {
+      try {
+        CooperativeExample.main(new String[] {broker.address()});
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    assertThat(lines).containsExactly("a assigned [tickets-0, tickets-1]", "a revoked [tickets-1]",
+        "b assigned [tickets-1]");
   }
 }

@@ -207,6 +207,23 @@ func coopCheckOnce(t *testing.T, want []string, members ...*coopMember) {
 	}
 }
 
+// coopCheckRevokedBeforeAssigned: each partition the newcomer c was given had
+// been revoked by its old owner before c got it.
+func coopCheckRevokedBeforeAssigned(t *testing.T, events []string, c *coopMember) {
+	t.Helper()
+	for _, tp := range c.assignment() {
+		assignedAt := slices.IndexFunc(events, func(e string) bool {
+			return strings.HasPrefix(e, c.name+" assigned ") && strings.Contains(e, fmt.Sprint(tp))
+		})
+		revokedAt := slices.IndexFunc(events, func(e string) bool {
+			return strings.Contains(e, " revoked ") && strings.Contains(e, fmt.Sprint(tp))
+		})
+		if assignedAt < 0 || revokedAt < 0 || revokedAt > assignedAt {
+			t.Errorf("%v was not revoked before %s got it: %v", tp, c.name, events)
+		}
+	}
+}
+
 func coopMinus(a, b []brook.TopicPartition) []brook.TopicPartition {
 	var out []brook.TopicPartition
 	for _, tp := range a {
@@ -290,23 +307,7 @@ func TestConsumerCooperativeMembersKeepWhatDoesNotMoveWhileAThirdJoins(t *testin
 			t.Errorf("%s revoked %v, want only what moved to c, %v: %v", x.m.name, got, wantRevoked, events)
 		}
 	}
-	moved := c.assignment()
-	cAssigned := slices.Index(events, fmt.Sprint("c assigned ", moved))
-	if cAssigned < 0 {
-		t.Fatalf("c never assigned %v: %v", moved, events)
-	}
-	for _, tp := range moved {
-		revokedAt := -1
-		for i := mark; i < len(events); i++ {
-			if strings.Contains(events[i], " revoked ") && strings.Contains(events[i], fmt.Sprint(tp)) {
-				revokedAt = i
-				break
-			}
-		}
-		if revokedAt < 0 || revokedAt > cAssigned {
-			t.Errorf("%v was not revoked before c got it: %v", tp, events)
-		}
-	}
+	coopCheckRevokedBeforeAssigned(t, events[mark:], c)
 	for _, e := range events {
 		if strings.Contains(e, " lost ") {
 			t.Errorf("partitions lost: %v", events)
@@ -391,6 +392,7 @@ func TestConsumerCooperativeAndEagerMembersShareAGroup(t *testing.T) {
 	if got := e.revokes()[eRevokes:]; len(got) == 0 || len(got[0]) != 3 {
 		t.Errorf("the eager member did not give up everything: %v", events)
 	}
+	coopCheckRevokedBeforeAssigned(t, events, c)
 	c.stop()
 	a.stop()
 	e.stop()

@@ -341,6 +341,7 @@ class CooperativeRebalanceIT {
       Set<TopicPartition> aBefore = Set.copyOf(a.assignment);
       int aRevokes = a.revoked.size();
       int eRevokes = e.revoked.size();
+      int eventsBeforeC = events.size();
 
       c = new Member("c", group, "mixed", RebalanceProtocol.COOPERATIVE, 120_000, events);
       Member cc = c;
@@ -356,6 +357,17 @@ class CooperativeRebalanceIT {
       assertThat(e.revoked.subList(eRevokes, e.revoked.size())).as("the eager member gives up everything: %s", events)
           .isNotEmpty().first().satisfies(r -> assertThat(r).hasSize(3));
       assertThat(events).noneMatch(x -> x.contains(" lost "));
+      List<String> sinceC = List.copyOf(events.subList(eventsBeforeC, events.size()));
+      for (TopicPartition tp : c.assignment) {
+        int cAssigned = -1;
+        for (int i = 0; i < sinceC.size() && cAssigned < 0; i++) {
+          if (sinceC.get(i).startsWith("c assigned ") && sinceC.get(i).contains(tp.toString())) {
+            cAssigned = i;
+          }
+        }
+        assertThat(indexOfRevoke(sinceC, tp, 0)).as("%s revoked before c got it: %s", tp, events)
+            .isBetween(0, cAssigned - 1);
+      }
     } finally {
       for (Member m : new Member[] {c, a}) {
         if (m != null) {

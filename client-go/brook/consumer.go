@@ -267,6 +267,19 @@ func (c *Consumer) pollOnce(ctx context.Context) ([]*Record, error) {
 func (c *Consumer) ensureMember(ctx context.Context) error {
 	m := c.member
 	for {
+		if c.join != nil && c.join.cooperative {
+			select {
+			case <-c.join.done:
+			default:
+				return nil // a cooperative rejoin is under way: fetch what the member owns meanwhile
+			}
+			j := c.join
+			c.join = nil
+			if err := c.cooperativeAnswer(ctx, j); err != nil {
+				return err
+			}
+			continue
+		}
 		if c.join != nil {
 			select {
 			case <-c.join.done:
@@ -299,6 +312,13 @@ func (c *Consumer) ensureMember(ctx context.Context) error {
 				c.callback(ctx, c.cfg.onLost, gone)
 			}
 		case consumerRevokePending:
+			if c.cfg.rebalanceProtocol == RebalanceCooperative {
+				c.mu.Lock()
+				owned := c.parts.assigned()
+				c.mu.Unlock()
+				c.join = m.startJoin(append([]TopicPartition{}, owned...)) // nothing is revoked before the broker says what moves
+				continue
+			}
 			if c.cfg.autoCommitOn() {
 				c.autoCommitQuietly(ctx, true)
 				if m.pending() == consumerLostPending {
@@ -307,7 +327,7 @@ func (c *Consumer) ensureMember(ctx context.Context) error {
 			}
 			c.revoke(ctx)
 		case consumerJoinPending:
-			c.join = m.startJoin()
+			c.join = m.startJoin(nil)
 		}
 	}
 }
@@ -619,7 +639,7 @@ func (c *Consumer) closeGracefully(ctx context.Context) error {
 			c.callback(ctx, c.cfg.onLost, gone)
 		}
 	case c.subscribed:
-		if _, _, ok := c.member.current(); ok && c.join == nil {
+		if _, _, ok := c.member.current(); ok && (c.join == nil || c.join.cooperative) {
 			if c.cfg.autoCommitOn() {
 				err = c.commitAtClose(ctx)
 			}

@@ -43,7 +43,8 @@ type consumerConfig struct {
 	onLost             func(context.Context, []TopicPartition)
 	nilOptions         int
 	// topicPattern: WithTopicPattern's regex, sent instead of topics ("" for none).
-	topicPattern string
+	topicPattern      string
+	rebalanceProtocol RebalanceProtocol
 }
 
 func consumerDefaultConfig() consumerConfig {
@@ -111,6 +112,9 @@ func (c *consumerConfig) validate() error {
 		p.add("WithFetchMaxWait(%v): must be below WithRequestTimeout (%v)", c.fetchMaxWait, c.requestTimeout)
 	}
 	retryBackoffProblems(&p, c.backoffMin, c.backoffMax)
+	if c.rebalanceProtocol != RebalanceEager && c.rebalanceProtocol != RebalanceCooperative {
+		p.add("WithRebalanceProtocol(%d): must be RebalanceEager or RebalanceCooperative", c.rebalanceProtocol)
+	}
 	return p.err("consumer")
 }
 

@@ -37,6 +37,8 @@ type consumerJoin struct {
 	done     chan struct{}
 	assigned []TopicPartition
 	err      error
+	// cooperative: a rejoin that keeps the partitions; Poll fetches on meanwhile.
+	cooperative bool
 }
 
 // consumerMembership is the consumer's membership of its group, shared by the
@@ -66,6 +68,9 @@ type consumerMembership struct {
 	// matched: the topics the subscription resolved to at the last join
 	// (JoinGroupResponse.topics), which Subscription shows for WithTopicPattern.
 	matched []string
+	// joining: a cooperative rejoin is under way; its pending JoinGroup keeps
+	// the session, so no heartbeat goes meanwhile.
+	joining bool
 }
 
 func consumerNewMembership(c *Consumer) *consumerMembership {
@@ -173,6 +178,9 @@ func (m *consumerMembership) fencedOrRemoved(err error, memberID string, generat
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.joining {
+		return true // the rejoin under way tells whether the member is still in the group
+	}
 	if m.isCurrentLocked(memberID, generation) {
 		m.lost = true
 		if removed {
@@ -183,22 +191,32 @@ func (m *consumerMembership) fencedOrRemoved(err error, memberID string, generat
 	return true
 }
 
-// startJoin sends a JoinGroup on its own goroutine.
-func (m *consumerMembership) startJoin() *consumerJoin {
-	j := &consumerJoin{done: make(chan struct{})}
+// startJoin sends a JoinGroup on its own goroutine. owned: a cooperative
+// rejoin's partitions, which the member keeps meanwhile (nil: eager).
+func (m *consumerMembership) startJoin(owned []TopicPartition) *consumerJoin {
+	j := &consumerJoin{done: make(chan struct{}), cooperative: owned != nil}
 	m.mu.Lock()
 	id := m.memberID
 	m.rejoin = false
+	m.joining = j.cooperative
 	m.mu.Unlock()
-	if !m.c.spawn(func() { m.runJoin(j, id) }) {
+	if !m.c.spawn(func() { m.runJoin(j, id, owned) }) {
 		j.err = ErrClientClosed
 		close(j.done)
 	}
 	return j
 }
 
-func (m *consumerMembership) runJoin(j *consumerJoin, memberID string) {
+func (m *consumerMembership) runJoin(j *consumerJoin, memberID string, owned []TopicPartition) {
 	defer close(j.done)
+	if j.cooperative {
+		defer func() {
+			m.mu.Lock()
+			m.joining = false
+			m.broadcastLocked() // a Poll waiting with nothing to fetch takes the answer now
+			m.mu.Unlock()
+		}()
+	}
 	cfg := &m.c.cfg
 	ctx, cancel := context.WithTimeout(m.c.lifetime, cfg.rebalanceTimeout+consumerJoinGrace)
 	resp, err := m.c.groups.JoinGroup(ctx, &brookv1.JoinGroupRequest{
@@ -209,6 +227,8 @@ func (m *consumerMembership) runJoin(j *consumerJoin, memberID string) {
 		TopicPattern:       cfg.topicPattern,
 		SessionTimeoutMs:   int32(cfg.sessionTimeout / time.Millisecond),
 		RebalanceTimeoutMs: int32(cfg.rebalanceTimeout / time.Millisecond),
+		Cooperative:        cfg.rebalanceProtocol == RebalanceCooperative,
+		Owned:              consumerByTopic(owned),
 	})
 	cancel()
 	if err != nil {
@@ -300,7 +320,7 @@ func (m *consumerMembership) heartbeatLoop() {
 		beat := false
 		var maxWait time.Duration
 		member, generation := m.memberID, m.generation
-		if m.joined && !m.lost {
+		if m.joined && !m.lost && !m.joining {
 			now := time.Now()
 			pollDeadline := m.lastPoll.Add(m.c.cfg.rebalanceTimeout)
 			switch {

@@ -109,3 +109,14 @@ func WithOnLost(f func(ctx context.Context, partitions []TopicPartition)) Consum
 func WithTopicPattern(pattern string) ConsumerOption {
 	return consumerOption(func(c *consumerConfig) { c.topicPattern = pattern })
 }
+
+// WithRebalanceProtocol chooses how the member gives up partitions in a
+// rebalance (Kafka's RebalanceProtocol). RebalanceCooperative (Kafka's
+// CooperativeStickyAssignor): the member keeps its partitions while it
+// rejoins, Poll keeps returning their records, WithOnRevoked hears only of
+// the partitions that move to another member (committed first with auto
+// commit; only when some do) and WithOnAssigned only of those added. Default
+// RebalanceEager.
+func WithRebalanceProtocol(p RebalanceProtocol) ConsumerOption {
+	return consumerOption(func(c *consumerConfig) { c.rebalanceProtocol = p })
+}

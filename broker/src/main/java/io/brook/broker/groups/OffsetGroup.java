@@ -282,6 +282,8 @@ public final class OffsetGroup extends Group {
     m.consumable = consumable;
     m.sessionTimeoutMs = request.sessionTimeoutMs();
     m.rebalanceTimeoutMs = request.rebalanceTimeoutMs();
+    m.cooperative = request.cooperative();
+    m.reportedOwned = List.copyOf(request.owned());
     m.lastHeartbeatMs = now;
     m.pendingJoin = new CompletableFuture<>();
     CompletableFuture<JoinResult> answer = m.pendingJoin;
@@ -373,8 +375,10 @@ public final class OffsetGroup extends Group {
             + " members: only a member (member_id and generation) can commit now");
       }
     } else {
-      member(memberId, caller);
-      if (memberGeneration != generation) {
+      OffsetMember m = member(memberId, caller);
+      boolean keptSince = m.cooperative && memberGeneration < generation
+          && CooperativeHandover.mayCommitAt(memberGeneration, m.heldSince, offsets.stream().map(CommitRequest::tp).toList());
+      if (memberGeneration != generation && !keptSince) {
         throw illegalGeneration(memberGeneration);
       }
     }
@@ -552,12 +556,17 @@ public final class OffsetGroup extends Group {
     Map<String, List<String>> subscriptions = new TreeMap<>();
     members.values().forEach(m -> subscriptions.put(m.id, m.topics));
     assignedPartitionCounts = partitionCountsNow();
-    Map<String, List<TopicPartition>> assignment = Assignor.assign(subscriptions, assignedPartitionCounts, owners);
-    owners = new HashMap<>();
+    Map<String, List<TopicPartition>> target = Assignor.assign(subscriptions, assignedPartitionCounts, owners);
+    Map<String, Set<TopicPartition>> owned = new HashMap<>();
+    members.values().forEach(m -> owned.put(m.id, CooperativeHandover.owned(m.cooperative, m.reportedOwned, m.assignment)));
+    CooperativeHandover.Plan plan = CooperativeHandover.plan(target, owned);
+    owners = new HashMap<>(); // the target: the next rebalance hands a withheld partition to whom it was meant for
+    target.forEach((id, tps) -> tps.forEach(tp -> owners.put(tp, id)));
     state = GroupState.STABLE;
     for (OffsetMember m : members.values()) {
-      m.assignment = List.copyOf(assignment.get(m.id));
-      m.assignment.forEach(tp -> owners.put(tp, m.id));
+      m.assignment = plan.answers().get(m.id);
+      m.releasing = Set.copyOf(plan.releasing().get(m.id));
+      m.heldSince = CooperativeHandover.heldSince(m.heldSince, owned.get(m.id), m.assignment, m.releasing, generation);
       m.lastHeartbeatMs = now;
       CompletableFuture<JoinResult> join = m.pendingJoin;
       m.pendingJoin = null;
@@ -568,6 +577,9 @@ public final class OffsetGroup extends Group {
     }
     log.info("Group {}: generation {} with {} member(s), {} partitions assigned", name, generation, members.size(),
         owners.size());
+    if (plan.handoverPending()) {
+      startRebalance(now, "cooperative members release partitions moved to others");
+    }
   }
 
   /** A third of the member's session timeout, at most group.heartbeat.interval.ms. */
@@ -601,7 +613,7 @@ public final class OffsetGroup extends Group {
       ms.add(new GroupView.Member(m.id, m.clientId, m.address, m.assignment, m.lastHeartbeatMs, 0, true));
     }
     boolean kafka = kafkaServed();
-    Map<TopicPartition, String> owners = kafka ? engine.owners() : this.owners;
+    Map<TopicPartition, String> owners = kafka ? engine.owners() : CooperativeHandover.holders(this.owners, members.values());
     if (kafka) {
       ms.addAll(engine.members());
     }

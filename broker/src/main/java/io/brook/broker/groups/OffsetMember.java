@@ -1,6 +1,8 @@
 package io.brook.broker.groups;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
@@ -28,6 +30,13 @@ final class OffsetMember {
   Pattern topicPattern;
   /** The topics its principal may consume: its pattern matches only those. */
   Predicate<String> consumable = t -> true;
+  // Cooperative rebalancing (D64, CooperativeHandover): whether its last join was cooperative, the
+  // partitions it reported owning then, those it holds until it rejoins although they are another's
+  // now, and since which generation it has held each partition it holds (for its commits meanwhile).
+  boolean cooperative;
+  List<TopicPartition> reportedOwned = List.of();
+  Set<TopicPartition> releasing = Set.of();
+  Map<TopicPartition, Integer> heldSince = Map.of();
 
   OffsetMember(String id, String owner) {
     this.id = id;

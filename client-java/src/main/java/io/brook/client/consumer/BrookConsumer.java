@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.ConcurrentModificationException;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -60,7 +61,9 @@ import java.util.regex.Pattern;
  * <p><b>Groups.</b> The first poll after {@link #subscribe} joins the group; the broker assigns the
  * member its partitions once the rebalance completes. A background thread heartbeats. When another
  * member joins or leaves, the next poll calls {@link ConsumerRebalanceListener#onPartitionsRevoked}
- * (the member still owns the partitions and can commit) and joins again; the rebalance is eager.
+ * (the member still owns the partitions and can commit) and joins again; the rebalance is eager
+ * unless {@code rebalance.protocol} is {@link RebalanceProtocol#COOPERATIVE}: then the member rejoins
+ * in the background while poll keeps returning records, and only the partitions that move are revoked.
  * When the member was removed (its session expired, or the broker restarted and forgot it) or
  * fenced, its partitions may already be another member's: the next poll calls {@link
  * ConsumerRebalanceListener#onPartitionsLost} and joins as a new member. When the application does
@@ -97,6 +100,8 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
   private final OffsetCalls offsets;
   private final Fetcher<K, V> fetcher;
   private final Membership membership;
+  /** The rejoin of a cooperative member (rebalance.protocol COOPERATIVE), else null. */
+  private final CooperativeRejoin rejoin;
   private final PartitionStates states = new PartitionStates();
   private final ConsumerMetrics metrics = new ConsumerMetrics();
   private final Backoff pollBackoff;
@@ -133,6 +138,8 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     this.offsets = new OffsetCalls(config, connection.channel(), metrics);
     this.fetcher = new Fetcher<>(config, fetches, keyDeserializer, valueDeserializer, metrics);
     this.membership = config.groupId() == null ? null : new Membership(config, groups);
+    this.rejoin = membership != null && config.rebalanceProtocol() == RebalanceProtocol.COOPERATIVE
+        ? new CooperativeRejoin(membership, config.groupId()) : null;
     this.pollBackoff = new Backoff(config.reconnectBackoffMs(), config.reconnectBackoffMaxMs());
   }
 
@@ -427,6 +434,9 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
 
   /** Acts on what the heartbeat thread noticed, then joins when the member holds no assignment. */
   private void ensureMember() {
+    if (rejoin != null && !cooperativeStep()) {
+      return; // a cooperative rejoin is under way: keep fetching what the member owns
+    }
     switch (membership.pending()) {
       case NOTHING -> {
         return;
@@ -441,6 +451,10 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         }
       }
       case REVOKE_AND_REJOIN -> {
+        if (rejoin != null) { // cooperative: nothing is revoked before the broker says what moves
+          rejoin.start(subscription, states.assigned());
+          return;
+        }
         if (config.enableAutoCommit()) {
           autoCommitQuietly();
         }
@@ -477,6 +491,63 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     nextAutoCommitNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.autoCommitIntervalMs());
     List<TopicPartition> now = assigned;
     callListener(l -> l.onPartitionsAssigned(now));
+  }
+
+  /**
+   * A cooperative member's rejoin: answers false while it is under way. Once answered, the partitions
+   * that moved away are committed (auto commit), told to the listener as revoked and dropped, then
+   * the listener hears of the added ones; when some moved away the member rejoins at once (the broker
+   * is already rebalancing to hand them over), as Kafka's cooperative protocol does.
+   */
+  private boolean cooperativeStep() {
+    if (!rejoin.underWay()) {
+      return true;
+    }
+    List<TopicPartition> assigned;
+    try {
+      assigned = rejoin.answer();
+    } catch (UnknownMemberException e) {
+      // Removed meanwhile (session, restart): the partitions may be another member's already.
+      List<TopicPartition> gone = states.clear();
+      membership.acknowledgeLost();
+      if (!gone.isEmpty()) {
+        LOG.log(System.Logger.Level.WARNING, "lost partitions {0} of group {1} (removed while rejoining); joining again",
+            gone, config.groupId());
+        callListener(l -> l.onPartitionsLost(gone));
+      }
+      return true;
+    } catch (IllegalGenerationException e) {
+      membership.requestRejoin(); // superseded: join again
+      return true;
+    } catch (BrookException e) {
+      membership.requestRejoin(); // not answered (broker unreachable, superseded): join again after the backoff
+      throw e;
+    }
+    if (assigned == null) {
+      return false;
+    }
+    List<TopicPartition> revoked = new ArrayList<>(states.assigned());
+    revoked.removeAll(assigned);
+    List<TopicPartition> added = new ArrayList<>(assigned);
+    added.removeAll(states.assigned());
+    try {
+      if (!revoked.isEmpty()) {
+        if (config.enableAutoCommit()) {
+          Map<TopicPartition, Long> positions = new HashMap<>(states.knownPositions());
+          positions.keySet().retainAll(revoked);
+          commitQuietly(positions);
+        }
+        callListener(l -> l.onPartitionsRevoked(revoked)); // still the owner: the listener may commit
+      }
+    } finally {
+      states.assign(assigned); // kept partitions keep their positions
+      metrics.rebalanced();
+      if (!revoked.isEmpty()) {
+        membership.requestRejoin();
+      }
+    }
+    callListener(l -> l.onPartitionsAssigned(added));
+    return false; // fetch first; a rejoin the revocation asked for starts at the next poll step
   }
 
   private void callListener(Consumer<ConsumerRebalanceListener> callback) {
@@ -723,7 +794,10 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
 
   /** Auto commit: failures are logged, not thrown (the records are then read again later, at least once). */
   private void autoCommitQuietly() {
-    Map<TopicPartition, Long> positions = states.knownPositions();
+    commitQuietly(states.knownPositions());
+  }
+
+  private void commitQuietly(Map<TopicPartition, Long> positions) {
     if (positions.isEmpty() || (subscription != null && membership.current() == null)) {
       return;
     }
@@ -955,6 +1029,9 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         fetcher.close();
         if (membership != null) {
           membership.close();
+        }
+        if (rejoin != null) {
+          rejoin.close();
         }
         connection.close();
       }

@@ -35,6 +35,7 @@ public final class ConsumerConfig {
   private final long defaultApiTimeoutMs;
   private final long reconnectBackoffMs;
   private final long reconnectBackoffMaxMs;
+  private final RebalanceProtocol rebalanceProtocol;
 
   private ConsumerConfig(Builder b) {
     broker = b.broker;
@@ -54,6 +55,7 @@ public final class ConsumerConfig {
     defaultApiTimeoutMs = b.defaultApiTimeoutMs;
     reconnectBackoffMs = b.reconnectBackoffMs;
     reconnectBackoffMaxMs = b.reconnectBackoffMaxMs;
+    rebalanceProtocol = b.rebalanceProtocol;
   }
 
   public static Builder builder() {
@@ -131,6 +133,10 @@ public final class ConsumerConfig {
     return reconnectBackoffMaxMs;
   }
 
+  public RebalanceProtocol rebalanceProtocol() {
+    return rebalanceProtocol;
+  }
+
   /** Collects the options; nothing is checked before {@link #build()}. */
   public static final class Builder {
     private String broker = "localhost:7070";
@@ -150,6 +156,7 @@ public final class ConsumerConfig {
     private long defaultApiTimeoutMs = 60_000;
     private long reconnectBackoffMs = 50;
     private long reconnectBackoffMaxMs = 1_000;
+    private RebalanceProtocol rebalanceProtocol = RebalanceProtocol.EAGER;
 
     private Builder() {}
 
@@ -288,6 +295,17 @@ public final class ConsumerConfig {
       return this;
     }
 
+    /**
+     * {@code rebalance.protocol} (Kafka's {@code partition.assignment.strategy} with its
+     * CooperativeStickyAssignor): {@link RebalanceProtocol#COOPERATIVE} keeps the member's partitions
+     * while it rejoins, polls go on returning their records, and the listener hears only of partitions
+     * that move. Default {@link RebalanceProtocol#EAGER}.
+     */
+    public Builder rebalanceProtocol(RebalanceProtocol protocol) {
+      this.rebalanceProtocol = protocol;
+      return this;
+    }
+
     /** Checks every option; one {@link io.brook.client.errors.ConfigException} lists all problems. */
     public ConsumerConfig build() {
       Problems p = new Problems("consumer");
@@ -312,6 +330,7 @@ public final class ConsumerConfig {
       p.atLeast("reconnect.backoff.ms", reconnectBackoffMs, 1);
       p.check(reconnectBackoffMaxMs >= reconnectBackoffMs, "reconnect.backoff.max.ms",
           "must be >= reconnect.backoff.ms (" + reconnectBackoffMs + ")", reconnectBackoffMaxMs);
+      p.present("rebalance.protocol", rebalanceProtocol);
       p.throwIfAny();
       return new ConsumerConfig(this);
     }

@@ -6,7 +6,10 @@ import java.util.Collection;
 /**
  * Told when the group moves partitions; every method runs on the polling thread, inside {@link
  * BrookConsumer#poll} (or {@link BrookConsumer#close} and {@link BrookConsumer#unsubscribe}).
- * Rebalancing is eager: a member gives up all its partitions and gets its new set.
+ * Rebalancing is eager by default: a member gives up all its partitions and gets its new set. With
+ * {@code rebalance.protocol} {@link RebalanceProtocol#COOPERATIVE} it hears only of what moves:
+ * onPartitionsRevoked with the partitions that go to another member (only when some do) and
+ * onPartitionsAssigned with the partitions added (possibly none), as Kafka's cooperative protocol.
  *
  * <p>Exceptions thrown here are rethrown by the call that ran the callback, once the consumer has
  * finished the step (the partitions are still revoked, assigned or lost).

@@ -52,6 +52,8 @@ final class Membership {
   // broker matched at the last join.
   private String topicPattern = "";
   private Set<String> matchedTopics = Set.of();
+  /** A cooperative rejoin is under way (CooperativeRejoin): its pending JoinGroup keeps the session, no heartbeat. */
+  private boolean joining;
 
   Membership(ConsumerConfig config, GroupServiceGrpc.GroupServiceBlockingStub groups) {
     this.config = config;
@@ -99,6 +101,11 @@ final class Membership {
    * Run through {@link Calls} by the polling thread.
    */
   List<TopicPartition> join(Collection<String> topics) {
+    return join(topics, List.of());
+  }
+
+  /** {@link #join(Collection)} of a member that may still own these partitions (cooperative). */
+  List<TopicPartition> join(Collection<String> topics, Collection<TopicPartition> owned) {
     String id;
     synchronized (this) {
       id = memberId;
@@ -106,7 +113,9 @@ final class Membership {
     }
     JoinGroupRequest request = JoinGroupRequest.newBuilder().setGroup(config.groupId()).setMemberId(id)
         .setClientId(config.clientId()).addAllTopics(topics).setSessionTimeoutMs(config.sessionTimeoutMs())
-        .setRebalanceTimeoutMs(config.maxPollIntervalMs()).setTopicPattern(pattern()).build();
+        .setRebalanceTimeoutMs(config.maxPollIntervalMs()).setTopicPattern(pattern())
+        .setCooperative(config.rebalanceProtocol() == RebalanceProtocol.COOPERATIVE)
+        .addAllOwned(CooperativeRejoin.byTopic(owned)).build();
     JoinGroupResponse response;
     try {
       response = groups.withDeadlineAfter(config.maxPollIntervalMs() + JOIN_GRACE_MS, TimeUnit.MILLISECONDS)
@@ -160,6 +169,12 @@ final class Membership {
     return matchedTopics;
   }
 
+  /** A cooperative rejoin started or ended: heartbeats pause meanwhile, and a waiting poll wakes when it ends. */
+  synchronized void joining(boolean underWay) {
+    joining = underWay;
+    notifyAll();
+  }
+
   /** The subscribed topics the broker did not know at the last join. */
   Set<String> unknownTopics() {
     return unknownTopics.current();
@@ -210,6 +225,9 @@ final class Membership {
       return false;
     }
     synchronized (this) {
+      if (joining) {
+        return true; // the rejoin under way tells whether the member is still in the group
+      }
       if (isCurrent(of.memberId(), of.generation())) {
         lost = true;
         if (removed) {
@@ -284,8 +302,8 @@ final class Membership {
             if (closed) {
               return;
             }
-            if (!joined || lost) {
-              wait(); // join() or close() wakes us
+            if (!joined || lost || joining) {
+              wait(); // join(), joining(false) or close() wakes us
               continue;
             }
             long now = System.nanoTime();

@@ -64,4 +64,13 @@ class ConsumerConfigTest {
     assertThatThrownBy(() -> ConsumerConfig.builder().broker("").build())
         .hasMessageContaining("broker is required");
   }
+
+  @Test
+  void rebalancingIsEagerUnlessCooperativeIsChosen() {
+    assertThat(ConsumerConfig.builder().groupId("g").build().rebalanceProtocol()).isEqualTo(RebalanceProtocol.EAGER);
+    assertThat(ConsumerConfig.builder().groupId("g").rebalanceProtocol(RebalanceProtocol.COOPERATIVE).build()
+        .rebalanceProtocol()).isEqualTo(RebalanceProtocol.COOPERATIVE);
+    assertThatThrownBy(() -> ConsumerConfig.builder().rebalanceProtocol(null).build())
+        .isInstanceOf(ConfigException.class).hasMessageContaining("rebalance.protocol is required");
+  }
 }

@@ -8,6 +8,7 @@ import io.brook.client.admin.GroupInfo;
 import io.brook.client.admin.GroupOffset;
 import io.brook.client.it.examples.AckConsumerExample;
 import io.brook.client.it.examples.AdminExample;
+import io.brook.client.it.examples.CooperativeExample;
 import io.brook.client.it.examples.MetricsExample;
 import io.brook.client.it.examples.OffsetsExample;
 import io.brook.client.it.examples.PartitionerExample;
@@ -151,5 +152,19 @@ class ExamplesIT {
     assertThat(lines).hasSize(3);
     assertThat(lines.subList(0, 2)).containsExactlyInAnyOrder("read orders-eu-0@0 eu-1", "read orders-us-0@0 us-1");
     assertThat(lines.get(2)).isEqualTo("subscribed to [orders-eu, orders-us]");
+  }
+
+  @Test
+  void cooperativeExampleRevokesOnlyThePartitionThatMoves() {
+    new TestData(broker.channel()).createTopic("tickets", 2);
+    List<String> lines = run(() -> {
+      try {
+        CooperativeExample.main(new String[] {broker.address()});
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    assertThat(lines).containsExactly("a assigned [tickets-0, tickets-1]", "a revoked [tickets-1]",
+        "b assigned [tickets-1]");
   }
 }

@@ -21,6 +21,10 @@ final class OffsetMember {
   // Whether a join of this member was ever answered: until then its client does not know its id.
   boolean answered;
   List<TopicPartition> assignment = List.of();
+  // Static membership (StaticMembers): its instance id (null: a dynamic member), and the member ids it
+  // took the place of, still fenced (MEMBER_REPLACED) while it is in the group.
+  String instanceId;
+  List<String> replacedIds = List.of();
 
   OffsetMember(String id, String owner) {
     this.id = id;

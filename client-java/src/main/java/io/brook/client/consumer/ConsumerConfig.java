@@ -35,6 +35,7 @@ public final class ConsumerConfig {
   private final long defaultApiTimeoutMs;
   private final long reconnectBackoffMs;
   private final long reconnectBackoffMaxMs;
+  private final String groupInstanceId;
 
   private ConsumerConfig(Builder b) {
     broker = b.broker;
@@ -54,6 +55,7 @@ public final class ConsumerConfig {
     defaultApiTimeoutMs = b.defaultApiTimeoutMs;
     reconnectBackoffMs = b.reconnectBackoffMs;
     reconnectBackoffMaxMs = b.reconnectBackoffMaxMs;
+    groupInstanceId = b.groupInstanceId;
   }
 
   public static Builder builder() {
@@ -131,6 +133,11 @@ public final class ConsumerConfig {
     return reconnectBackoffMaxMs;
   }
 
+  /** The static member's instance id, or null for a dynamic member. */
+  public String groupInstanceId() {
+    return groupInstanceId;
+  }
+
   /** Collects the options; nothing is checked before {@link #build()}. */
   public static final class Builder {
     private String broker = "localhost:7070";
@@ -150,6 +157,7 @@ public final class ConsumerConfig {
     private long defaultApiTimeoutMs = 60_000;
     private long reconnectBackoffMs = 50;
     private long reconnectBackoffMaxMs = 1_000;
+    private String groupInstanceId;
 
     private Builder() {}
 
@@ -288,6 +296,20 @@ public final class ConsumerConfig {
       return this;
     }
 
+    /**
+     * {@code group.instance.id}: makes the consumer a static member of its group (Kafka's KIP-345).
+     * A consumer that starts with the instance id of a member in the group takes its place and its
+     * partitions, without a rebalance while the group is stable: a restart within {@code
+     * session.timeout.ms} moves no partition. Close does not leave the group (the member goes when
+     * its session times out), and a second live consumer with the same id fences the first, whose
+     * poll then throws {@link io.brook.client.errors.MemberReplacedException}. Same rule as {@code
+     * group.id}; needs one. Default: none (a dynamic member).
+     */
+    public Builder groupInstanceId(String id) {
+      this.groupInstanceId = id;
+      return this;
+    }
+
     /** Checks every option; one {@link io.brook.client.errors.ConfigException} lists all problems. */
     public ConsumerConfig build() {
       Problems p = new Problems("consumer");
@@ -312,6 +334,9 @@ public final class ConsumerConfig {
       p.atLeast("reconnect.backoff.ms", reconnectBackoffMs, 1);
       p.check(reconnectBackoffMaxMs >= reconnectBackoffMs, "reconnect.backoff.max.ms",
           "must be >= reconnect.backoff.ms (" + reconnectBackoffMs + ")", reconnectBackoffMaxMs);
+      p.check(groupInstanceId == null || GROUP_NAME.matcher(groupInstanceId).matches(), "group.instance.id",
+          "must match [a-zA-Z0-9._-]{1,249}", groupInstanceId);
+      p.check(groupInstanceId == null || groupId != null, "group.instance.id", "needs a group.id", groupInstanceId);
       p.throwIfAny();
       return new ConsumerConfig(this);
     }

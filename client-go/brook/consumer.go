@@ -298,6 +298,9 @@ func (c *Consumer) ensureMember(ctx context.Context) error {
 					"group", c.cfg.group, "partitions", gone)
 				c.callback(ctx, c.cfg.onLost, gone)
 			}
+			if err := m.replacedErr(); err != nil {
+				return err
+			}
 		case consumerRevokePending:
 			if c.cfg.autoCommitOn() {
 				c.autoCommitQuietly(ctx, true)
@@ -543,7 +546,8 @@ func (c *Consumer) ListOffsets(ctx context.Context, pos Position, partitions ...
 
 // Close commits the positions (with auto commit), runs WithOnRevoked (or
 // WithOnLost when the partitions were lost), leaves the group so that its
-// partitions go to the other members at once, stops every goroutine the
+// partitions go to the other members at once (a static member, see
+// WithGroupInstanceID, stays until its session times out), stops every goroutine the
 // consumer started and closes its connection (not one given WithConn). A
 // Poll blocked in another goroutine returns ErrClientClosed. ctx bounds the
 // commit and the leave; Close returns the commit's error, if any, after

@@ -42,6 +42,7 @@ type consumerConfig struct {
 	onRevoked          func(context.Context, []TopicPartition)
 	onLost             func(context.Context, []TopicPartition)
 	nilOptions         int
+	instanceID         string // "": a dynamic member
 }
 
 func consumerDefaultConfig() consumerConfig {
@@ -101,6 +102,12 @@ func (c *consumerConfig) validate() error {
 		p.add("WithFetchMaxWait(%v): must be below WithRequestTimeout (%v)", c.fetchMaxWait, c.requestTimeout)
 	}
 	retryBackoffProblems(&p, c.backoffMin, c.backoffMax)
+	if c.instanceID != "" && !validName(c.instanceID) {
+		p.add("WithGroupInstanceID(%q): must match [a-zA-Z0-9._-]{1,249} (and not be . or ..)", c.instanceID)
+	}
+	if c.instanceID != "" && c.group == "" {
+		p.add("WithGroupInstanceID needs WithGroup")
+	}
 	return p.err("consumer")
 }
 

@@ -628,6 +628,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     if (subscription == null) {
       return new ConsumerGroupMetadata(config.groupId(), "", 0);
     }
+    membership.throwIfReplaced(); // fenced for good: no poll joins again
     ConsumerGroupMetadata as = membership.current();
     if (as == null) {
       throw new CommitFailedException("NOT_A_MEMBER", "cannot commit: not a member of group " + config.groupId()

@@ -293,13 +293,16 @@ func (c *Consumer) ensureMember(ctx context.Context) error {
 			gone := c.parts.clear()
 			c.mu.Unlock()
 			m.acknowledgeLost()
+			replaced := m.replacedErr() // a replaced member does not join again: its own warning says so
 			if len(gone) > 0 {
-				c.log.Warn("brook: partitions lost (removed from the group or fenced); joining again",
-					"group", c.cfg.group, "partitions", gone)
+				if replaced == nil {
+					c.log.Warn("brook: partitions lost (removed from the group or fenced); joining again",
+						"group", c.cfg.group, "partitions", gone)
+				}
 				c.callback(ctx, c.cfg.onLost, gone)
 			}
-			if err := m.replacedErr(); err != nil {
-				return err
+			if replaced != nil {
+				return replaced
 			}
 		case consumerRevokePending:
 			if c.cfg.autoCommitOn() {

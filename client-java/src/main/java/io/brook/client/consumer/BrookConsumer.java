@@ -382,8 +382,10 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         List<TopicPartition> gone = states.clear();
         membership.acknowledgeLost();
         if (!gone.isEmpty()) {
-          LOG.log(System.Logger.Level.WARNING, "lost partitions {0} of group {1} (removed from the group or fenced);"
-              + " joining again", gone, config.groupId());
+          if (!membership.replaced()) { // a replaced member does not join again: its own warning says so
+            LOG.log(System.Logger.Level.WARNING, "lost partitions {0} of group {1} (removed from the group or fenced);"
+                + " joining again", gone, config.groupId());
+          }
           callListener(l -> l.onPartitionsLost(gone));
         }
         membership.throwIfReplaced();

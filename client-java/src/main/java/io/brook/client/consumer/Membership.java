@@ -221,6 +221,11 @@ final class Membership {
     return joined && !lost && !closed && member.equals(memberId) && gen == generation;
   }
 
+  /** Whether a newer consumer with this group.instance.id took the member's place: it stays out for good. */
+  synchronized boolean replaced() {
+    return statics.isReplaced();
+  }
+
   /** @throws MemberReplacedException when a newer consumer with this group.instance.id took the member's place */
   synchronized void throwIfReplaced() {
     statics.throwIfReplaced();

@@ -306,10 +306,16 @@ func (c *Consumer) ensureMember(ctx context.Context) error {
 			gone := c.parts.clear()
 			c.mu.Unlock()
 			m.acknowledgeLost()
+			replaced := m.replacedErr() // a replaced member does not join again: its own warning says so
 			if len(gone) > 0 {
-				c.log.Warn("brook: partitions lost (removed from the group or fenced); joining again",
-					"group", c.cfg.group, "partitions", gone)
+				if replaced == nil {
+					c.log.Warn("brook: partitions lost (removed from the group or fenced); joining again",
+						"group", c.cfg.group, "partitions", gone)
+				}
 				c.callback(ctx, c.cfg.onLost, gone)
+			}
+			if replaced != nil {
+				return replaced
 			}
 		case consumerRevokePending:
 			if c.cfg.rebalanceProtocol == RebalanceCooperative {
@@ -563,7 +569,8 @@ func (c *Consumer) ListOffsets(ctx context.Context, pos Position, partitions ...
 
 // Close commits the positions (with auto commit), runs WithOnRevoked (or
 // WithOnLost when the partitions were lost), leaves the group so that its
-// partitions go to the other members at once, stops every goroutine the
+// partitions go to the other members at once (a static member, see
+// WithGroupInstanceID, stays until its session times out), stops every goroutine the
 // consumer started and closes its connection (not one given WithConn). A
 // Poll blocked in another goroutine returns ErrClientClosed. ctx bounds the
 // commit and the leave; Close returns the commit's error, if any, after

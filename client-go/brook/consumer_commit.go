@@ -254,6 +254,9 @@ func (c *Consumer) commitMembership() (memberID string, generation int32, err er
 	if !c.subscribed {
 		return "", 0, nil
 	}
+	if err := c.member.replacedErr(); err != nil {
+		return "", 0, err // fenced for good: no Poll joins again
+	}
 	memberID, generation, ok := c.member.current()
 	if !ok {
 		return "", 0, fmt.Errorf("%w: not a member of group %q at the moment (rebalancing, or removed); the next Poll joins again",

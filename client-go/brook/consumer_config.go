@@ -45,6 +45,7 @@ type consumerConfig struct {
 	// topicPattern: WithTopicPattern's regex, sent instead of topics ("" for none).
 	topicPattern      string
 	rebalanceProtocol RebalanceProtocol
+	instanceID        string // "": a dynamic member
 }
 
 func consumerDefaultConfig() consumerConfig {
@@ -114,6 +115,12 @@ func (c *consumerConfig) validate() error {
 	retryBackoffProblems(&p, c.backoffMin, c.backoffMax)
 	if c.rebalanceProtocol != RebalanceEager && c.rebalanceProtocol != RebalanceCooperative {
 		p.add("WithRebalanceProtocol(%d): must be RebalanceEager or RebalanceCooperative", c.rebalanceProtocol)
+	}
+	if c.instanceID != "" && !validName(c.instanceID) {
+		p.add("WithGroupInstanceID(%q): must match [a-zA-Z0-9._-]{1,249} (and not be . or ..)", c.instanceID)
+	}
+	if c.instanceID != "" && c.group == "" {
+		p.add("WithGroupInstanceID needs WithGroup")
 	}
 	return p.err("consumer")
 }

@@ -71,6 +71,8 @@ type consumerMembership struct {
 	// joining: a cooperative rejoin is under way; its pending JoinGroup keeps
 	// the session, so no heartbeat goes meanwhile.
 	joining bool
+	// replaced: a newer consumer with this instance id took the member's place (consumer_static.go).
+	replaced error
 }
 
 func consumerNewMembership(c *Consumer) *consumerMembership {
@@ -110,7 +112,7 @@ func (m *consumerMembership) pending() consumerPending {
 // acknowledgeLost: the polling goroutine gave up the lost partitions; the next step is a join.
 func (m *consumerMembership) acknowledgeLost() {
 	m.mu.Lock()
-	m.lost, m.joined = false, false
+	m.lost, m.joined = m.replaced != nil, false // fenced for good: no join follows
 	m.mu.Unlock()
 }
 
@@ -172,6 +174,15 @@ func (m *consumerMembership) awaitChange(ctx context.Context, d time.Duration) {
 // broker restarted) or fenced, and the answer concerns the membership held
 // now, it is lost. Answers whether err was one of those.
 func (m *consumerMembership) fencedOrRemoved(err error, memberID string, generation int32) bool {
+	if errors.Is(err, ErrMemberReplaced) {
+		m.mu.Lock()
+		if m.isCurrentLocked(memberID, generation) {
+			m.replacedLocked(err)
+			m.broadcastLocked()
+		}
+		m.mu.Unlock()
+		return false // not a membership to join again: returned as it is
+	}
 	removed := errors.Is(err, ErrUnknownMember) || errors.Is(err, ErrUnknownGroup)
 	if !removed && !errors.Is(err, ErrIllegalGeneration) {
 		return false
@@ -229,6 +240,7 @@ func (m *consumerMembership) runJoin(j *consumerJoin, memberID string, owned []T
 		RebalanceTimeoutMs: int32(cfg.rebalanceTimeout / time.Millisecond),
 		Cooperative:        cfg.rebalanceProtocol == RebalanceCooperative,
 		Owned:              consumerByTopic(owned),
+		InstanceId:         cfg.instanceID,
 	})
 	cancel()
 	if err != nil {
@@ -241,6 +253,11 @@ func (m *consumerMembership) runJoin(j *consumerJoin, memberID string, owned []T
 			if m.memberID == memberID {
 				m.memberID = "" // removed meanwhile (or the broker restarted): join as a new member
 			}
+			m.mu.Unlock()
+		}
+		if errors.Is(err, ErrMemberReplaced) {
+			m.mu.Lock()
+			m.replacedLocked(err)
 			m.mu.Unlock()
 		}
 		j.err = err
@@ -350,8 +367,8 @@ func (m *consumerMembership) heartbeatLoop() {
 		m.mu.Unlock()
 		switch {
 		case leaveAs != "":
-			m.c.log.Warn("brook: left the group: Poll was not called within the rebalance timeout; the next Poll joins again",
-				"group", m.c.cfg.group, "rebalance_timeout", m.c.cfg.rebalanceTimeout)
+			m.c.log.Warn("brook: Poll was not called within the rebalance timeout: left the group (a static member stops"+
+				" heartbeating); the next Poll joins again", "group", m.c.cfg.group, "rebalance_timeout", m.c.cfg.rebalanceTimeout)
 			m.leave(m.c.lifetime, leaveAs)
 		case beat:
 			m.heartbeat(member, generation, maxWait)
@@ -411,6 +428,9 @@ func (m *consumerMembership) heartbeat(memberID string, generation int32, maxWai
 }
 
 func (m *consumerMembership) leave(ctx context.Context, memberID string) {
+	if !m.leaves() {
+		return // a static member stays until its session times out: a restart takes its place without a rebalance
+	}
 	ctx, cancel := context.WithTimeout(ctx, min(m.c.cfg.requestTimeout, consumerLeaveTimeout))
 	defer cancel()
 	_, err := m.c.groups.LeaveGroup(ctx, &brookv1.LeaveGroupRequest{Group: m.c.cfg.group, MemberId: memberID})

@@ -120,3 +120,16 @@ func WithTopicPattern(pattern string) ConsumerOption {
 func WithRebalanceProtocol(p RebalanceProtocol) ConsumerOption {
 	return consumerOption(func(c *consumerConfig) { c.rebalanceProtocol = p })
 }
+
+// WithGroupInstanceID makes the consumer a static member of its group
+// (Kafka's group.instance.id; the group-name rule). A consumer that starts
+// with the instance id of a member in the group takes its place and its
+// partitions, without a rebalance while the group is stable: a restart within
+// WithSessionTimeout moves no partition. Close does not leave the group (the
+// member goes when its session times out), and a second live consumer with the
+// same id fences the first, whose Poll then returns an error matching
+// ErrMemberReplaced (errors.Is), for good: close it. Default: none (a dynamic
+// member).
+func WithGroupInstanceID(id string) ConsumerOption {
+	return consumerOption(func(c *consumerConfig) { c.instanceID = id })
+}

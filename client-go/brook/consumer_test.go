@@ -62,6 +62,19 @@ func TestConsumerConfigChecksNames(t *testing.T) {
 	}
 }
 
+func TestConsumerConfigChecksTheGroupInstanceID(t *testing.T) {
+	_, err := NewConsumer(WithBroker("localhost:7070"), WithGroupInstanceID("host 1"))
+	var ce *ConfigError
+	if !errors.As(err, &ce) || len(ce.Problems) != 2 {
+		t.Fatalf("got %v, want 2 problems (the id's characters, no group)", err)
+	}
+	c, err := NewConsumer(WithBroker("localhost:7070"), WithGroup("g"), WithGroupInstanceID("host-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Close(context.Background())
+}
+
 func TestConsumerDefaultsNeedNoBroker(t *testing.T) {
 	c, err := NewConsumer(WithBroker("localhost:1")) // nothing listens there: no call is made
 	if err != nil {

@@ -41,7 +41,9 @@ var (
 	ErrNotLeased             = errors.New("brook: not leased")
 	ErrLeaseExpired          = errors.New("brook: lease expired")
 	ErrAlreadySettled        = errors.New("brook: already settled")
-	// A newer ack consumer with the same member id took this one's member over.
+	// A newer ack consumer with the same member id took this one's member
+	// over; or, in offset mode, a newer consumer with the same group instance
+	// id (WithGroupInstanceID) took this static member's place.
 	ErrMemberReplaced = errors.New("brook: member replaced")
 
 	// gRPC statuses the broker answers without an error code.

@@ -13,6 +13,7 @@ import io.brook.broker.groups.JoinRequest;
 import io.brook.broker.groups.JoinResult;
 import io.brook.broker.groups.OffsetDeletion;
 import io.brook.broker.groups.OffsetGroup;
+import io.brook.broker.groups.StaticMembers;
 import io.brook.broker.groups.TopicPartition;
 import java.util.AbstractMap.SimpleImmutableEntry;
 import java.util.ArrayList;
@@ -61,6 +62,7 @@ public final class GroupService {
    */
   public ParkedCall<JoinResult> join(String group, JoinRequest request, Predicate<String> consumable) {
     MemberChecks.check("JoinGroup", group, request.topics(), request.topicPattern(), request.clientId());
+    StaticMembers.checkInstanceId(request.instanceId());
     long session = request.sessionTimeoutMs() == 0 ? DEFAULT_SESSION_TIMEOUT_MS : request.sessionTimeoutMs();
     if (session < minSessionMs || session > maxSessionMs) {
       throw MemberChecks.invalid("session_timeout_ms " + session + " is outside the broker's bounds ["

@@ -263,21 +263,31 @@ public final class OffsetGroup extends Group {
     protocolIs(GroupProtocol.BROOK);
     long now = ctx.clock().millis();
     OffsetMember m;
-    if (request.memberId().isEmpty()) {
-      String prefix = request.clientId().isEmpty() ? "member" : request.clientId();
+    OffsetMember holder = request.memberId().isEmpty() && !request.instanceId().isEmpty()
+        ? StaticMembers.holder(members.values(), request.instanceId()) : null;
+    if (holder != null) {
+      m = takeOver(holder, request);
+    } else if (request.memberId().isEmpty()) {
+      String prefix = !request.instanceId().isEmpty() ? request.instanceId()
+          : request.clientId().isEmpty() ? "member" : request.clientId();
       m = new OffsetMember(prefix + "-" + UUID.randomUUID(), request.owner());
+      m.instanceId = request.instanceId().isEmpty() ? null : request.instanceId();
       members.put(m.id, m);
       log.info("Group {}: member {} joined ({} members)", name, m.id, members.size());
     } else {
       m = member(request.memberId(), request.owner());
+      StaticMembers.checkSameInstance(m, request, name);
       if (m.pendingJoin != null) { // a retried join replaces the earlier one
         m.pendingJoin.completeExceptionally(error(BrokerError.ILLEGAL_GENERATION,
             "superseded by a newer JoinGroup of member " + m.id));
       }
     }
+    boolean asIs = m.instanceId != null && StaticMembers.answerAtOnce(state, m, request);
     m.clientId = request.clientId();
     m.address = request.address();
-    m.topics = List.copyOf(new TreeSet<>(request.topics()));
+    if (!asIs) { // a static member back as it was keeps what its pattern matched
+      m.topics = List.copyOf(new TreeSet<>(request.topics()));
+    }
     m.topicPattern = pattern; // its topics are resolved when the rebalance completes
     m.consumable = consumable;
     m.sessionTimeoutMs = request.sessionTimeoutMs();
@@ -285,11 +295,33 @@ public final class OffsetGroup extends Group {
     m.cooperative = request.cooperative();
     m.reportedOwned = List.copyOf(request.owned());
     m.lastHeartbeatMs = now;
+    if (asIs) {
+      return CompletableFuture.completedFuture(staticRejoined(m));
+    }
     m.pendingJoin = new CompletableFuture<>();
     CompletableFuture<JoinResult> answer = m.pendingJoin;
     startRebalance(now, "member " + m.id + " joined");
     maybeComplete(now);
     return answer;
+  }
+
+  /** A static member back under a new id (a restart): its holder is fenced, its partitions are the new one's. */
+  private OffsetMember takeOver(OffsetMember holder, JoinRequest request) {
+    OffsetMember m = StaticMembers.replace(holder, request, name);
+    members.remove(holder.id);
+    members.put(m.id, m);
+    owners.replaceAll((tp, owner) -> owner.equals(holder.id) ? m.id : owner); // sticky in the next rebalance
+    log.info("Group {}: static member {} is back as {} (was {})", name, m.instanceId, m.id, holder.id);
+    return m;
+  }
+
+  /** A static member's join in a stable group, its subscription unchanged: this generation and its partitions. */
+  private JoinResult staticRejoined(OffsetMember m) {
+    m.answered = true;
+    log.info("Group {}: static member {} ({}) rejoined generation {} without a rebalance", name, m.instanceId, m.id,
+        generation);
+    List<String> unknown = m.topics.stream().filter(t -> !assignedPartitionCounts.containsKey(t)).toList();
+    return new JoinResult(m.id, generation, m.assignment, heartbeatInterval(m), unknown, m.topics);
   }
 
   /**
@@ -538,7 +570,7 @@ public final class OffsetGroup extends Group {
       return; // the new generation must be journaled: the joins wait until space is back (the tick retries)
     }
     members.values().removeIf(m -> {
-      if (m.pendingJoin == null) {
+      if (m.pendingJoin == null && m.instanceId == null) { // a static member away keeps its place until its session ends
         log.info("Group {}: member {} removed, it did not rejoin within the rebalance timeout", name, m.id);
         return true;
       }
@@ -567,6 +599,9 @@ public final class OffsetGroup extends Group {
       m.assignment = plan.answers().get(m.id);
       m.releasing = Set.copyOf(plan.releasing().get(m.id));
       m.heldSince = CooperativeHandover.heldSince(m.heldSince, owned.get(m.id), m.assignment, m.releasing, generation);
+      if (m.pendingJoin == null) {
+        continue; // a static member away (restarting): its partitions wait for it, it rejoins without a rebalance
+      }
       m.lastHeartbeatMs = now;
       CompletableFuture<JoinResult> join = m.pendingJoin;
       m.pendingJoin = null;
@@ -610,7 +645,8 @@ public final class OffsetGroup extends Group {
   public synchronized GroupView describe() {
     List<GroupView.Member> ms = new ArrayList<>();
     for (OffsetMember m : members.values()) {
-      ms.add(new GroupView.Member(m.id, m.clientId, m.address, m.assignment, m.lastHeartbeatMs, 0, true));
+      ms.add(new GroupView.Member(m.id, m.clientId, m.address, m.assignment, m.lastHeartbeatMs, 0, true, m.instanceId,
+          null, null));
     }
     boolean kafka = kafkaServed();
     Map<TopicPartition, String> owners = kafka ? engine.owners() : CooperativeHandover.holders(this.owners, members.values());
@@ -790,7 +826,8 @@ public final class OffsetGroup extends Group {
   private OffsetMember member(String memberId, String caller) {
     OffsetMember m = members.get(memberId);
     if (m == null) {
-      throw unknownMember(memberId);
+      OffsetMember replacer = StaticMembers.replacerOf(members.values(), memberId);
+      throw replacer != null ? StaticMembers.replaced(name, memberId, replacer) : unknownMember(memberId);
     }
     Ownership.check(m.owner, caller, "member '" + memberId + "' of group '" + name + "'");
     return m;

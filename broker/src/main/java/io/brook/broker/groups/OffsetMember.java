@@ -37,6 +37,10 @@ final class OffsetMember {
   List<TopicPartition> reportedOwned = List.of();
   Set<TopicPartition> releasing = Set.of();
   Map<TopicPartition, Integer> heldSince = Map.of();
+  // Static membership (StaticMembers): its instance id (null: a dynamic member), and the member ids it
+  // took the place of, still fenced (MEMBER_REPLACED) while it is in the group.
+  String instanceId;
+  List<String> replacedIds = List.of();
 
   OffsetMember(String id, String owner) {
     this.id = id;

@@ -356,4 +356,16 @@ class CliGroupIT {
     both.addAll(rest);
     assertEachRecordOnce(both);
   }
+
+  @Test
+  void describeShowsAStaticMembersInstanceId() throws Exception {
+    io.brook.protocol.v1.JoinGroupResponse joined = io.brook.protocol.v1.GroupServiceGrpc
+        .newBlockingStub(broker.channel()).withDeadlineAfter(30, TimeUnit.SECONDS)
+        .joinGroup(io.brook.protocol.v1.JoinGroupRequest.newBuilder().setGroup("static-describe")
+            .setClientId("billing").addTopics("shared").setInstanceId("billing-host-1").build());
+    String out = ok(brook("group", "describe", "static-describe")).stdout();
+    String memberLine = out.lines().filter(l -> l.startsWith(joined.getMemberId())).findFirst().orElse("");
+    assertThat(out).contains("INSTANCE-ID");
+    assertThat(memberLine).as("the member's row in:%n%s", out).endsWith("billing-host-1");
+  }
 }

@@ -315,6 +315,8 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
    * @throws io.brook.client.errors.OffsetOutOfRangeException a position is out of range and {@code
    *     auto.offset.reset} is none
    * @throws io.brook.client.errors.WakeupException {@link #wakeup()} was called
+   * @throws io.brook.client.errors.MemberReplacedException a newer consumer with this {@code
+   *     group.instance.id} took the member's place (Kafka's FencedInstanceIdException): close this one
    */
   public ConsumerRecords<K, V> poll(Duration timeout) {
     return call(() -> {
@@ -445,10 +447,13 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         List<TopicPartition> gone = states.clear();
         membership.acknowledgeLost();
         if (!gone.isEmpty()) {
-          LOG.log(System.Logger.Level.WARNING, "lost partitions {0} of group {1} (removed from the group or fenced);"
-              + " joining again", gone, config.groupId());
+          if (!membership.replaced()) { // a replaced member does not join again: its own warning says so
+            LOG.log(System.Logger.Level.WARNING, "lost partitions {0} of group {1} (removed from the group or fenced);"
+                + " joining again", gone, config.groupId());
+          }
           callListener(l -> l.onPartitionsLost(gone));
         }
+        membership.throwIfReplaced();
       }
       case REVOKE_AND_REJOIN -> {
         if (rejoin != null) { // cooperative: nothing is revoked before the broker says what moves
@@ -751,6 +756,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     if (subscription == null) {
       return new ConsumerGroupMetadata(config.groupId(), "", 0);
     }
+    membership.throwIfReplaced(); // fenced for good: no poll joins again
     ConsumerGroupMetadata as = membership.current();
     if (as == null) {
       throw new CommitFailedException("NOT_A_MEMBER", "cannot commit: not a member of group " + config.groupId()
@@ -988,7 +994,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
    * Waits for async commits under way (their callbacks run here; one still unanswered at the
    * timeout is reported to its callback as of unknown outcome, {@link BrookTimeoutException}),
    * commits the positions (auto commit), calls the listener's onPartitionsRevoked (or Lost), leaves
-   * the group, stops the heartbeat thread and closes its own channel. The timeout bounds the waits
+   * the group (a static member does not: it stays until its session times out), stops the heartbeat thread and closes its own channel. The timeout bounds the waits
    * for commits. A failed commit at close, or a failure of the listener, is thrown once everything
    * is closed.
    */

@@ -36,6 +36,7 @@ public final class ConsumerConfig {
   private final long reconnectBackoffMs;
   private final long reconnectBackoffMaxMs;
   private final RebalanceProtocol rebalanceProtocol;
+  private final String groupInstanceId;
 
   private ConsumerConfig(Builder b) {
     broker = b.broker;
@@ -56,6 +57,7 @@ public final class ConsumerConfig {
     reconnectBackoffMs = b.reconnectBackoffMs;
     reconnectBackoffMaxMs = b.reconnectBackoffMaxMs;
     rebalanceProtocol = b.rebalanceProtocol;
+    groupInstanceId = b.groupInstanceId;
   }
 
   public static Builder builder() {
@@ -137,6 +139,11 @@ public final class ConsumerConfig {
     return rebalanceProtocol;
   }
 
+  /** The static member's instance id, or null for a dynamic member. */
+  public String groupInstanceId() {
+    return groupInstanceId;
+  }
+
   /** Collects the options; nothing is checked before {@link #build()}. */
   public static final class Builder {
     private String broker = "localhost:7070";
@@ -157,6 +164,7 @@ public final class ConsumerConfig {
     private long reconnectBackoffMs = 50;
     private long reconnectBackoffMaxMs = 1_000;
     private RebalanceProtocol rebalanceProtocol = RebalanceProtocol.EAGER;
+    private String groupInstanceId;
 
     private Builder() {}
 
@@ -306,6 +314,20 @@ public final class ConsumerConfig {
       return this;
     }
 
+    /**
+     * {@code group.instance.id}: makes the consumer a static member of its group (Kafka's KIP-345).
+     * A consumer that starts with the instance id of a member in the group takes its place and its
+     * partitions, without a rebalance while the group is stable: a restart within {@code
+     * session.timeout.ms} moves no partition. Close does not leave the group (the member goes when
+     * its session times out), and a second live consumer with the same id fences the first, whose
+     * poll then throws {@link io.brook.client.errors.MemberReplacedException}. Same rule as {@code
+     * group.id}; needs one. Default: none (a dynamic member).
+     */
+    public Builder groupInstanceId(String id) {
+      this.groupInstanceId = id;
+      return this;
+    }
+
     /** Checks every option; one {@link io.brook.client.errors.ConfigException} lists all problems. */
     public ConsumerConfig build() {
       Problems p = new Problems("consumer");
@@ -331,6 +353,9 @@ public final class ConsumerConfig {
       p.check(reconnectBackoffMaxMs >= reconnectBackoffMs, "reconnect.backoff.max.ms",
           "must be >= reconnect.backoff.ms (" + reconnectBackoffMs + ")", reconnectBackoffMaxMs);
       p.present("rebalance.protocol", rebalanceProtocol);
+      p.check(groupInstanceId == null || GROUP_NAME.matcher(groupInstanceId).matches(), "group.instance.id",
+          "must match [a-zA-Z0-9._-]{1,249}", groupInstanceId);
+      p.check(groupInstanceId == null || groupId != null, "group.instance.id", "needs a group.id", groupInstanceId);
       p.throwIfAny();
       return new ConsumerConfig(this);
     }

@@ -3,6 +3,7 @@ package io.brook.client.consumer;
 import io.brook.client.TopicPartition;
 import io.brook.client.errors.BrookException;
 import io.brook.client.errors.IllegalGenerationException;
+import io.brook.client.errors.MemberReplacedException;
 import io.brook.client.errors.UnknownGroupException;
 import io.brook.client.errors.UnknownMemberException;
 import io.brook.client.internal.ErrorMapping;
@@ -34,6 +35,7 @@ final class Membership {
   private final GroupServiceGrpc.GroupServiceBlockingStub groups;
   private Thread heartbeater;
   private final UnknownTopics unknownTopics = new UnknownTopics();
+  private final StaticMembership statics;
 
   private String memberId = "";
   private int generation;
@@ -58,6 +60,7 @@ final class Membership {
   Membership(ConsumerConfig config, GroupServiceGrpc.GroupServiceBlockingStub groups) {
     this.config = config;
     this.groups = groups;
+    this.statics = new StaticMembership(config);
   }
 
   /** What the polling thread should do before it fetches. */
@@ -87,7 +90,7 @@ final class Membership {
 
   /** The polling thread took note of the loss: the next step is a join. */
   synchronized void acknowledgeLost() {
-    lost = false;
+    lost = statics.isReplaced(); // fenced for good: no join follows
     joined = false;
   }
 
@@ -114,6 +117,7 @@ final class Membership {
     JoinGroupRequest request = JoinGroupRequest.newBuilder().setGroup(config.groupId()).setMemberId(id)
         .setClientId(config.clientId()).addAllTopics(topics).setSessionTimeoutMs(config.sessionTimeoutMs())
         .setRebalanceTimeoutMs(config.maxPollIntervalMs()).setTopicPattern(pattern())
+        .setInstanceId(statics.instanceId())
         .setCooperative(config.rebalanceProtocol() == RebalanceProtocol.COOPERATIVE)
         .addAllOwned(CooperativeRejoin.byTopic(owned)).build();
     JoinGroupResponse response;
@@ -125,6 +129,12 @@ final class Membership {
       if (b instanceof UnknownMemberException) {
         synchronized (this) {
           memberId = ""; // removed meanwhile (or the broker restarted): join as a new member
+        }
+      }
+      if (b instanceof MemberReplacedException r) {
+        synchronized (this) {
+          statics.replaced(r);
+          lost = true;
         }
       }
       throw b;
@@ -220,6 +230,16 @@ final class Membership {
    * Answers whether the failure was one of those.
    */
   boolean fencedOrRemoved(BrookException e, ConsumerGroupMetadata of) {
+    if (e instanceof MemberReplacedException r) {
+      synchronized (this) {
+        if (isCurrent(of.memberId(), of.generation())) {
+          statics.replaced(r);
+          lost = true;
+          notifyAll();
+        }
+      }
+      return false; // not a membership to join again: thrown as it is
+    }
     boolean removed = e instanceof UnknownMemberException || e instanceof UnknownGroupException;
     if (!removed && !(e instanceof IllegalGenerationException)) {
       return false;
@@ -243,7 +263,17 @@ final class Membership {
     return joined && !lost && !closed && member.equals(memberId) && gen == generation;
   }
 
-  /** Leaves the group (when it is a member) and stops the heartbeat thread. */
+  /** Whether a newer consumer with this group.instance.id took the member's place: it stays out for good. */
+  synchronized boolean replaced() {
+    return statics.isReplaced();
+  }
+
+  /** @throws MemberReplacedException when a newer consumer with this group.instance.id took the member's place */
+  synchronized void throwIfReplaced() {
+    statics.throwIfReplaced();
+  }
+
+  /** Leaves the group (when it is a dynamic member) and stops the heartbeat thread. */
   void close() {
     String leaving = null;
     Thread t;
@@ -346,8 +376,9 @@ final class Membership {
         }
       }
       if (leaveAs != null) {
-        LOG.log(System.Logger.Level.WARNING, "left group {0}: poll was not called within max.poll.interval.ms ({1} ms);"
-            + " the next poll joins again", config.groupId(), config.maxPollIntervalMs());
+        LOG.log(System.Logger.Level.WARNING, "{0} group {1}: poll was not called within max.poll.interval.ms ({2} ms);"
+            + " the next poll joins again", statics.leaves() ? "left" : "stopped heartbeating in (a static member)",
+            config.groupId(), config.maxPollIntervalMs());
         leave(leaveAs);
         continue;
       }
@@ -380,6 +411,9 @@ final class Membership {
   }
 
   private void leave(String member) {
+    if (!statics.leaves()) {
+      return; // a static member stays until its session times out: a restart takes its place without a rebalance
+    }
     try {
       groups.withDeadlineAfter(Math.min(config.requestTimeoutMs(), 5000), TimeUnit.MILLISECONDS)
           .leaveGroup(LeaveGroupRequest.newBuilder().setGroup(config.groupId()).setMemberId(member).build());

@@ -73,4 +73,15 @@ class ConsumerConfigTest {
     assertThatThrownBy(() -> ConsumerConfig.builder().rebalanceProtocol(null).build())
         .isInstanceOf(ConfigException.class).hasMessageContaining("rebalance.protocol is required");
   }
+
+  @Test
+  void aGroupInstanceIdFollowsTheGroupNameRuleAndNeedsAGroup() {
+    assertThat(ConsumerConfig.builder().groupId("g").build().groupInstanceId()).as("default: dynamic").isNull();
+    assertThat(ConsumerConfig.builder().groupId("g").groupInstanceId("host-1").build().groupInstanceId())
+        .isEqualTo("host-1");
+    assertThatThrownBy(() -> ConsumerConfig.builder().groupId("g").groupInstanceId("host 1").build())
+        .isInstanceOf(ConfigException.class).hasMessageContaining("group.instance.id must match");
+    assertThatThrownBy(() -> ConsumerConfig.builder().groupInstanceId("host-1").build())
+        .isInstanceOf(ConfigException.class).hasMessageContaining("group.instance.id needs a group.id");
+  }
 }

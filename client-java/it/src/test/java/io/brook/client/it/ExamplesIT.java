@@ -14,6 +14,7 @@ import io.brook.client.it.examples.OffsetsExample;
 import io.brook.client.it.examples.PartitionerExample;
 import io.brook.client.it.examples.PatternExample;
 import io.brook.client.it.examples.ProducerExample;
+import io.brook.client.it.examples.StaticMemberExample;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -166,5 +167,16 @@ class ExamplesIT {
     });
     assertThat(lines).containsExactly("a assigned [tickets-0, tickets-1]", "a revoked [tickets-1]",
         "b assigned [tickets-1]");
+  }
+
+  @Test
+  void staticMemberExampleRestartsIntoTheSamePartitionsAndGeneration() {
+    TestData data = new TestData(broker.channel());
+    data.createTopic("tasks", 2);
+    data.produce("tasks", 0, List.of(TestData.value("t-1"), TestData.value("t-2")));
+    data.produce("tasks", 1, List.of(TestData.value("t-3")));
+    List<String> lines = run(() -> StaticMemberExample.main(new String[] {broker.address()}));
+    assertThat(lines).containsExactly("run 1: [tasks-0, tasks-1], generation 1, 3 records",
+        "run 2: [tasks-0, tasks-1], generation 1, 0 records");
   }
 }

@@ -72,7 +72,7 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
       joined = groups.join(request.getGroup(), new JoinRequest(request.getMemberId(), request.getClientId(),
           ClientAddress.current(), request.getTopicsList(), request.getSessionTimeoutMs(),
           request.getRebalanceTimeoutMs(), Caller.principal(), request.getInstanceId(), request.getTopicPattern(),
-          request.getCooperative(), GroupMapper.toTopicPartitionList(request.getOwnedList())),
+          request.getCooperative(), GroupMapper.owned(request.getOwnedList())),
           Caller.consumableTopics());
     } catch (RuntimeException e) {
       out.onError(Errors.toStatus(e));

@@ -1,5 +1,7 @@
 package io.brook.broker.api;
 
+import io.brook.broker.errors.BrokerError;
+import io.brook.broker.errors.BrokerException;
 import io.brook.broker.groups.CommittedOffset;
 import io.brook.broker.groups.GroupMode;
 import io.brook.broker.groups.GroupView;
@@ -57,8 +59,20 @@ final class GroupMapper {
     return byTopic.values().stream().map(TopicPartitions.Builder::build).toList();
   }
 
-  /** A message's topics and partitions, flattened; a topic with no partitions names none. */
-  static List<TopicPartition> toTopicPartitionList(List<TopicPartitions> grouped) {
+  /** The most partitions a JoinGroup's owned may list: far above what one member holds, and a bound on memory. */
+  static final int MAX_OWNED = 100_000;
+
+  /**
+   * A JoinGroup's owned partitions, flattened; a topic with no partitions names none.
+   *
+   * @throws BrokerException INVALID_REQUEST when they are more than {@link #MAX_OWNED}
+   */
+  static List<TopicPartition> owned(List<TopicPartitions> grouped) {
+    long count = grouped.stream().mapToLong(TopicPartitions::getPartitionsCount).sum();
+    if (count > MAX_OWNED) {
+      throw new BrokerException(BrokerError.INVALID_REQUEST, "owned lists " + count + " partitions, more than "
+          + MAX_OWNED + ": list only the partitions this member holds");
+    }
     List<TopicPartition> flat = new ArrayList<>();
     for (TopicPartitions tps : grouped) {
       tps.getPartitionsList().forEach(p -> flat.add(new TopicPartition(tps.getTopic(), p)));

@@ -38,6 +38,19 @@ final class CooperativeHandover {
    * What a member still owns as it rejoins: for a cooperative member what it reports, less what the
    * broker did not assign it in its last generation; nothing for an eager member.
    */
+  /**
+   * What a join's owned list is kept as: for a cooperative member, the partitions of it that the member
+   * was last answered (the rest cannot be its own), so a long or bogus list costs nothing; none for an
+   * eager member.
+   */
+  static List<TopicPartition> reported(boolean cooperative, List<TopicPartition> owned, List<TopicPartition> delivered) {
+    if (!cooperative || owned.isEmpty()) {
+      return List.of();
+    }
+    Set<TopicPartition> last = new HashSet<>(delivered);
+    return owned.stream().filter(last::contains).distinct().toList();
+  }
+
   static Set<TopicPartition> owned(boolean cooperative, List<TopicPartition> reported, List<TopicPartition> lastAssignment) {
     if (!cooperative) {
       return Set.of();

@@ -255,7 +255,7 @@ public final class OffsetGroup extends Group {
    * @param consumable the topics the caller may consume: its topic_pattern, if any, matches only those
    */
   public synchronized CompletableFuture<JoinResult> join(JoinRequest request, Predicate<String> consumable) {
-    Pattern pattern = request.topicPattern().isEmpty() ? null : TopicPatterns.compile(request.topicPattern());
+    Pattern pattern = request.topicPattern().isEmpty() ? null : pattern(request.topicPattern());
     if (kafkaMembers() > 0) {
       throw error(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name + "' has " + kafkaMembers() + " Kafka ("
           + engine.protocol().name().toLowerCase() + " protocol) member(s): a gRPC member cannot join it until they leave");
@@ -293,7 +293,7 @@ public final class OffsetGroup extends Group {
     m.sessionTimeoutMs = request.sessionTimeoutMs();
     m.rebalanceTimeoutMs = request.rebalanceTimeoutMs();
     m.cooperative = request.cooperative();
-    m.reportedOwned = List.copyOf(request.owned());
+    m.reportedOwned = CooperativeHandover.reported(request.cooperative(), request.owned(), m.delivered);
     m.lastHeartbeatMs = now;
     if (asIs) {
       return CompletableFuture.completedFuture(staticRejoined(m));
@@ -303,6 +303,15 @@ public final class OffsetGroup extends Group {
     startRebalance(now, "member " + m.id + " joined");
     maybeComplete(now);
     return answer;
+  }
+
+  /** A join's topic_pattern, refused (INVALID_REQUEST) when it gives up on a topic's name: it would on every check. */
+  private Pattern pattern(String regex) {
+    try {
+      return TopicPatterns.compile(regex, topicNames());
+    } catch (IllegalArgumentException e) {
+      throw error(BrokerError.INVALID_REQUEST, "topic_pattern '" + regex + "' is refused: " + e.getMessage());
+    }
   }
 
   /** A static member back under a new id (a restart): its holder is fenced, its partitions are the new one's. */
@@ -318,6 +327,8 @@ public final class OffsetGroup extends Group {
   /** A static member's join in a stable group, its subscription unchanged: this generation and its partitions. */
   private JoinResult staticRejoined(OffsetMember m) {
     m.answered = true;
+    m.delivered = m.assignment;
+    m.heldSince = CooperativeHandover.heldSince(Map.of(), Set.copyOf(m.assignment), m.assignment, Set.of(), generation);
     log.info("Group {}: static member {} ({}) rejoined generation {} without a rebalance", name, m.instanceId, m.id,
         generation);
     List<String> unknown = m.topics.stream().filter(t -> !assignedPartitionCounts.containsKey(t)).toList();
@@ -590,7 +601,9 @@ public final class OffsetGroup extends Group {
     assignedPartitionCounts = partitionCountsNow();
     Map<String, List<TopicPartition>> target = Assignor.assign(subscriptions, assignedPartitionCounts, owners);
     Map<String, Set<TopicPartition>> owned = new HashMap<>();
-    members.values().forEach(m -> owned.put(m.id, CooperativeHandover.owned(m.cooperative, m.reportedOwned, m.assignment)));
+    members.values().forEach(m -> owned.put(m.id, m.pendingJoin == null
+        ? CooperativeHandover.owned(m.cooperative, m.delivered, m.delivered) // away: it holds what it was last told
+        : CooperativeHandover.owned(m.cooperative, m.reportedOwned, m.delivered)));
     CooperativeHandover.Plan plan = CooperativeHandover.plan(target, owned);
     owners = new HashMap<>(); // the target: the next rebalance hands a withheld partition to whom it was meant for
     target.forEach((id, tps) -> tps.forEach(tp -> owners.put(tp, id)));
@@ -599,9 +612,12 @@ public final class OffsetGroup extends Group {
       m.assignment = plan.answers().get(m.id);
       m.releasing = Set.copyOf(plan.releasing().get(m.id));
       m.heldSince = CooperativeHandover.heldSince(m.heldSince, owned.get(m.id), m.assignment, m.releasing, generation);
-      if (m.pendingJoin == null) {
-        continue; // a static member away (restarting): its partitions wait for it, it rejoins without a rebalance
+      if (m.pendingJoin == null) { // a static member away (restarting): its partitions wait for it
+        log.info("Group {}: static member {} ({}) did not rejoin: it keeps its place until its session ends", name,
+            m.instanceId, m.id);
+        continue;
       }
+      m.delivered = m.assignment;
       m.lastHeartbeatMs = now;
       CompletableFuture<JoinResult> join = m.pendingJoin;
       m.pendingJoin = null;

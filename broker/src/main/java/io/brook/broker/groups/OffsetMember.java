@@ -37,6 +37,8 @@ final class OffsetMember {
   List<TopicPartition> reportedOwned = List.of();
   Set<TopicPartition> releasing = Set.of();
   Map<TopicPartition, Integer> heldSince = Map.of();
+  /** The assignment its client was last answered (a static member away is not answered a rebalance's). */
+  List<TopicPartition> delivered = List.of();
   // Static membership (StaticMembers): its instance id (null: a dynamic member), and the member ids it
   // took the place of, still fenced (MEMBER_REPLACED) while it is in the group.
   String instanceId;

@@ -2,7 +2,9 @@ package io.brook.broker.groups;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -22,6 +24,17 @@ class TopicPatternsTest {
   void matchesOnlyTopicsTheMemberMayUse() {
     assertThat(TopicPatterns.matching(TopicPatterns.compile("a.*"), TOPICS, t -> !t.equals("a2")))
         .containsExactly("a1", "a1x");
+  }
+
+  @Test
+  void aBacktrackingPatternGivesUpOnANameInsteadOfRunningForHours() {
+    String name = "orders-eu-west-1-payments-v2-x-y"; // (.*){1,1000}Q ran 0.7 s on 25 characters, x1.6 per one more
+    assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThat(TopicPatterns.matching(
+        TopicPatterns.compile("(.*){1,1000}Q"), List.of(name, "Q"), t -> true)).containsExactly("Q"));
+    assertThatThrownBy(() -> TopicPatterns.compile("(.*){1,1000}Q", List.of("a", name)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("gives up matching topic '" + name + "'");
+    assertThat(TopicPatterns.compile(".*a.*b.*", List.of(name, "x".repeat(249))).pattern())
+        .as("an ordinary pattern on the longest name passes").isEqualTo(".*a.*b.*");
   }
 
   @Test

@@ -389,12 +389,12 @@ public final class ConsumerMembership implements Membership {
     return topics;
   }
 
-  private static Pattern compile(String regex) {
+  private Pattern compile(String regex) {
     try {
-      return TopicPatterns.compile(regex);
+      return TopicPatterns.compile(regex, host.topicNames());
     } catch (IllegalArgumentException e) {
       throw new MemberFaultException(MemberFault.INVALID_REGULAR_EXPRESSION, "SubscribedTopicRegex '" + regex
-          + "' does not compile: " + e.getMessage());
+          + "' is refused: " + e.getMessage());
     }
   }
 

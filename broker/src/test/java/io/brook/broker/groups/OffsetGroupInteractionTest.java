@@ -4,61 +4,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.brook.broker.disk.DiskGuard;
-import io.brook.broker.disk.DiskLimits;
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
-import io.brook.broker.storage.MemoryLog;
-import io.brook.broker.storage.SegmentRoll;
-import io.brook.broker.topics.TopicConfig;
-import io.brook.broker.topics.TopicManager;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Where static members, cooperative members and patterns meet in one offset-mode group: what a static
  * member away still holds is not handed out before it revoked it, its crossing commits survive a
  * restart, a bogus owned list costs nothing, and a backtracking pattern is refused at its join.
  */
-class OffsetGroupInteractionTest {
+class OffsetGroupInteractionTest extends OffsetGroupTestBase {
   static final long SESSION_MS = 6_000;
   static final long REBALANCE_MS = 3_000;
 
-  @TempDir Path dir;
-  final AtomicLong nowMs = new AtomicLong(1_000_000);
-  TopicManager topics;
-  GroupManager groups;
-  OffsetGroup group;
 
-  @BeforeEach
-  void setUp() {
-    InstantSource clock = () -> Instant.ofEpochMilli(nowMs.get());
-    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, MemoryLog::open, clock);
-    topics.recover();
-    topics.create("t", 4, Map.of());
-    DiskGuard disk = new DiskGuard(() -> Long.MAX_VALUE, new DiskLimits(0, 0, 0, 60_000), () -> 0,
-        (from, to, message) -> { }, dir.toString());
-    groups = new GroupManager(dir, new GroupContext(topics, clock, Runnable::run, 100, 100_000, 3000, disk),
-        MemoryLog::open, 100_000);
-    groups.recover();
-    group = groups.offsetGroup("g", true);
-  }
-
-  @AfterEach
-  void tearDown() {
-    groups.close();
-    topics.close();
+  @Override
+  Map<String, Integer> topicsToCreate() {
+    return Map.of("t", 4);
   }
 
   static JoinRequest coop(String memberId, String instanceId, List<TopicPartition> owned) {

@@ -2,59 +2,24 @@ package io.brook.broker.groups;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.brook.broker.disk.DiskGuard;
-import io.brook.broker.disk.DiskLimits;
-import io.brook.broker.storage.MemoryLog;
-import io.brook.broker.storage.SegmentRoll;
-import io.brook.broker.topics.TopicConfig;
-import io.brook.broker.topics.TopicManager;
-import java.nio.file.Path;
-import java.time.Instant;
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An offset-mode member subscribed by topic_pattern gets the partitions of the existing topics its
  * pattern matches (among those it may consume), resolved at every rebalance; the group's tick
  * re-matches, so a matching topic created or deleted starts a rebalance, and another does not.
  */
-class OffsetGroupPatternTest {
+class OffsetGroupPatternTest extends OffsetGroupTestBase {
   static final long SESSION_MS = 30_000;
 
-  @TempDir Path dir;
-  final AtomicLong nowMs = new AtomicLong(1_000_000);
-  TopicManager topics;
-  GroupManager groups;
-  OffsetGroup group;
 
-  @BeforeEach
-  void setUp() {
-    InstantSource clock = () -> Instant.ofEpochMilli(nowMs.get());
-    topics = new TopicManager(dir, TopicConfig.defaults(-1, -1, SegmentRoll.HOUR, 1 << 20), 1, MemoryLog::open, clock);
-    topics.recover();
-    topics.create("a1", 2, Map.of());
-    topics.create("a2", 1, Map.of());
-    topics.create("b", 1, Map.of());
-    DiskGuard disk = new DiskGuard(() -> Long.MAX_VALUE, new DiskLimits(0, 0, 0, 60_000), () -> 0,
-        (from, to, message) -> { }, dir.toString());
-    groups = new GroupManager(dir, new GroupContext(topics, clock, Runnable::run, 100, 100_000, 3000, disk),
-        MemoryLog::open, 100_000);
-    groups.recover();
-    group = groups.offsetGroup("g", true);
-  }
-
-  @AfterEach
-  void tearDown() {
-    groups.close();
-    topics.close();
+  @Override
+  Map<String, Integer> topicsToCreate() {
+    return Map.of("a1", 2, "a2", 1, "b", 1);
   }
 
   JoinResult join(String memberId, String pattern, Predicate<String> consumable) throws Exception {

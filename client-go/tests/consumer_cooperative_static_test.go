@@ -76,3 +76,59 @@ func TestConsumerCooperativeStaticMemberFencedWhileRejoining(t *testing.T) {
 		t.Fatalf("next Poll: %v, want ErrMemberReplaced (for good)", err)
 	}
 }
+
+// Review of issue 23, finding 3: a cooperative member whose rejoin was
+// answered while the application did not call Poll, and which then left the
+// group for not polling within its rebalance timeout, does not apply that
+// answer at its next Poll: its partitions are lost (WithOnLost first, no
+// WithOnRevoked or WithOnAssigned of the stale answer), and it joins again.
+func TestConsumerCooperativeAnswerOfALostMembershipIsNotApplied(t *testing.T) {
+	b := sharedBroker
+	topic := b.createTopic(t, 2, nil)
+	other := b.createTopic(t, 1, nil)
+	group := consumerGroupName(t)
+	member := func(rebalanceTimeout time.Duration, opts ...brook.ConsumerOption) *brook.Consumer {
+		return consumerNew(t, append([]brook.ConsumerOption{brook.WithBroker(b.Addr()), brook.WithGroup(group),
+			brook.WithResetPosition(brook.Earliest), brook.WithSessionTimeout(30 * time.Second),
+			brook.WithRebalanceTimeout(rebalanceTimeout), brook.WithFetchMaxWait(200 * time.Millisecond),
+			brook.WithRebalanceProtocol(brook.RebalanceCooperative)}, opts...)...)
+	}
+	events := &goneEvents{}
+	logs, logger := newLogCapture()
+	slow := member(3*time.Second, append(events.options(), brook.WithTopics(topic), brook.WithLogger(logger))...)
+	idler := member(2*time.Minute, brook.WithTopics(other))
+	consumerPollAllUntil(t, "both members in one generation", func() bool {
+		return len(slow.Assignment()) == 2 && len(idler.Assignment()) == 1 &&
+			slow.GroupMetadata().Generation == idler.GroupMetadata().Generation
+	}, slow, idler)
+	generation := idler.GroupMetadata().Generation
+
+	// A third member starts a rebalance; the slow member's cooperative rejoin stays pending
+	// while the idler does not poll.
+	third := member(2*time.Minute, brook.WithTopics(other))
+	pollBriefly := func(c *brook.Consumer) {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		if _, err := c.Poll(ctx); err != nil && !consumerIsTimeout(err) {
+			t.Fatalf("poll: %v", err)
+		}
+	}
+	pollBriefly(third)
+	for range 5 {
+		pollBriefly(slow)
+	}
+	before := len(events.all())
+	// The slow member's application stops calling Poll; the rebalance completes without it.
+	consumerPollAllUntil(t, "the rebalance completed", func() bool {
+		return idler.GroupMetadata().Generation > generation
+	}, idler, third)
+	consumerAwait(t, 30*time.Second, "the slow member left the group for not polling", func() bool {
+		return len(logs.lines("Poll was not called within the rebalance timeout")) > 0
+	})
+	pollBriefly(slow)
+	after := events.all()[before:]
+	lost := fmt.Sprint("lost ", []brook.TopicPartition{{Topic: topic, Partition: 0}, {Topic: topic, Partition: 1}})
+	if len(after) == 0 || after[0] != lost {
+		t.Fatalf("callbacks at the Poll after the loss: %v, want %q first", after, lost)
+	}
+}

@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/brook-io/brook/client-go/brook"
+	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
 )
 
 // Review of issue 23, finding 8: a cooperative static member whose rejoin is
@@ -130,5 +133,61 @@ func TestConsumerCooperativeAnswerOfALostMembershipIsNotApplied(t *testing.T) {
 	lost := fmt.Sprint("lost ", []brook.TopicPartition{{Topic: topic, Partition: 0}, {Topic: topic, Partition: 1}})
 	if len(after) == 0 || after[0] != lost {
 		t.Fatalf("callbacks at the Poll after the loss: %v, want %q first", after, lost)
+	}
+}
+
+// Review of issue 23, finding 7: a cooperative rejoin answered
+// UNKNOWN_MEMBER_ID (the member was removed while it rejoined) leaves the
+// member's partitions lost: Close before the next Poll runs WithOnLost and
+// commits nothing (it used to commit as member "" and fail, and run
+// WithOnRevoked).
+func TestConsumerCooperativeMemberRemovedWhileRejoiningClosesWithItsPartitionsLost(t *testing.T) {
+	b := sharedBroker
+	topic := b.createTopic(t, 2, nil)
+	other := b.createTopic(t, 1, nil)
+	group := consumerGroupName(t)
+	member := func(opts ...brook.ConsumerOption) *brook.Consumer {
+		return consumerNew(t, append([]brook.ConsumerOption{brook.WithBroker(b.Addr()), brook.WithGroup(group),
+			brook.WithResetPosition(brook.Earliest), brook.WithSessionTimeout(30 * time.Second),
+			brook.WithRebalanceTimeout(2 * time.Minute), brook.WithFetchMaxWait(200 * time.Millisecond),
+			brook.WithRebalanceProtocol(brook.RebalanceCooperative)}, opts...)...)
+	}
+	events := &goneEvents{}
+	removed := member(append(events.options(), brook.WithTopics(topic))...)
+	idler := member(brook.WithTopics(other))
+	consumerPollAllUntil(t, "both members in one generation", func() bool {
+		return len(removed.Assignment()) == 2 && len(idler.Assignment()) == 1 &&
+			removed.GroupMetadata().Generation == idler.GroupMetadata().Generation
+	}, removed, idler)
+	memberID := removed.GroupMetadata().MemberID
+
+	third := member(brook.WithTopics(other))
+	pollBriefly := func(c *brook.Consumer) {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		if _, err := c.Poll(ctx); err != nil && !consumerIsTimeout(err) {
+			t.Fatalf("poll: %v", err)
+		}
+	}
+	pollBriefly(third)
+	for range 5 {
+		pollBriefly(removed) // rejoins cooperatively; pending while the idler does not poll
+	}
+	before := len(events.all())
+	b.withRawConn(t, func(cc *grpc.ClientConn) {
+		if _, err := brookv1.NewGroupServiceClient(cc).LeaveGroup(consumerCtx(t, 10*time.Second),
+			&brookv1.LeaveGroupRequest{Group: group, MemberId: memberID}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	consumerAwait(t, 30*time.Second, "the rejoin answered", func() bool {
+		return removed.GroupMetadata().MemberID == ""
+	})
+	if err := removed.Close(consumerCtx(t, 20*time.Second)); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	lost := fmt.Sprint("lost ", []brook.TopicPartition{{Topic: topic, Partition: 0}, {Topic: topic, Partition: 1}})
+	if atClose := events.all()[before:]; !slices.Equal(atClose, []string{lost}) {
+		t.Fatalf("callbacks at Close: %v, want [%s]", atClose, lost)
 	}
 }

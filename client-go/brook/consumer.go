@@ -35,11 +35,15 @@ import (
 // Groups. The first Poll joins the group; a goroutine then heartbeats. When
 // another member joins or leaves, a later Poll runs WithOnRevoked's callback
 // (the member still owns the partitions and can commit), joins again and runs
-// WithOnAssigned's: the rebalance is eager. When the member was removed (its
-// session ran out, the broker restarted) or fenced, its partitions may be
-// another member's already: Poll runs WithOnLost's callback and joins as a
-// new member. Commits carry the member's generation, so a fenced member's
-// commit is refused (ErrCommitFailed).
+// WithOnAssigned's: the rebalance is eager, unless WithRebalanceProtocol
+// chooses RebalanceCooperative (the member keeps its partitions while it
+// rejoins and hears only of those that move). When the member was removed
+// (its session ran out, the broker restarted), its partitions may be another
+// member's already: Poll runs WithOnLost's callback and joins as a new
+// member. Commits carry the member's generation, so a commit of a member that
+// was removed meanwhile is refused (ErrCommitFailed). A static member
+// (WithGroupInstanceID) fenced by a newer one with the same instance id does
+// not join again: after WithOnLost, every Poll returns ErrMemberReplaced.
 //
 // Positions. A newly assigned partition starts at the group's committed
 // offset, else at WithResetPosition. Poll moves the positions past the records
@@ -98,7 +102,7 @@ type Consumer struct {
 type ConsumerGroupMetadata struct {
 	Group string
 	// MemberID is "" and Generation -1 while the consumer holds no current
-	// assignment (before the first join, during a rebalance, after a loss).
+	// assignment (before the first join, during an eager rebalance, after a loss).
 	MemberID   string
 	Generation int32
 }
@@ -349,7 +353,10 @@ func (c *Consumer) revoke(ctx context.Context) {
 		c.mu.Unlock()
 		c.member.revoked()
 	}()
-	c.callback(ctx, c.cfg.onRevoked, owned)
+	if len(owned) > 0 || c.cfg.rebalanceProtocol == RebalanceEager {
+		// Cooperative: only when some are revoked, as in a rebalance (and Kafka's cooperative consumer).
+		c.callback(ctx, c.cfg.onRevoked, owned)
+	}
 }
 
 func (c *Consumer) callback(ctx context.Context, f func(context.Context, []TopicPartition), tps []TopicPartition) {
@@ -385,8 +392,9 @@ func (c *Consumer) Assign(partitions ...TopicPartition) error {
 	return nil
 }
 
-// Assignment is the partitions this consumer reads now, sorted (empty during
-// a rebalance and before the first join).
+// Assignment is the partitions this consumer reads now, sorted: empty before
+// the first join and, for an eager member (RebalanceEager), during a
+// rebalance; a cooperative member keeps reading its partitions meanwhile.
 func (c *Consumer) Assignment() []TopicPartition {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -2,7 +2,6 @@ package brook
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	brookv1 "github.com/brook-io/brook/client-go/gen/brook/v1"
@@ -31,20 +30,14 @@ const (
 // rebalancing to hand them over), as Kafka's cooperative protocol does.
 func (c *Consumer) cooperativeAnswer(ctx context.Context, j *consumerJoin) error {
 	m := c.member
+	if m.pending() == consumerLostPending {
+		// Removed (the join was answered UNKNOWN_MEMBER_ID), fenced (MEMBER_REPLACED), or the
+		// membership the join made was lost since (left for not polling): the partitions are lost,
+		// not revoked, and the answer is not applied. ensureMember runs WithOnLost, and a
+		// replaced member's Poll fails as every later one does.
+		return nil
+	}
 	if j.err != nil {
-		if errors.Is(j.err, ErrUnknownMember) {
-			// Removed meanwhile (session, restart): the partitions may be another member's already.
-			c.mu.Lock()
-			gone := c.parts.clear()
-			c.mu.Unlock()
-			m.acknowledgeLost()
-			if len(gone) > 0 {
-				c.log.Warn("brook: partitions lost (removed while rejoining); joining again",
-					"group", c.cfg.group, "partitions", gone)
-				c.callback(ctx, c.cfg.onLost, gone)
-			}
-			return nil
-		}
 		m.requestRejoin() // not answered (broker unreachable, superseded): join again after the backoff
 		return j.err
 	}

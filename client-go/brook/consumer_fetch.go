@@ -16,7 +16,11 @@ const consumerIdleWait = 100 * time.Millisecond
 // fetchOnce fetches the partitions with known positions once, waiting at the
 // broker up to WithFetchMaxWait (bounded by ctx's deadline) for a record.
 // Positions move only once the whole answer was understood: a partition's
-// error that is not retriable fails the call and moves nothing. A partition
+// error that is not retriable fails the call and moves nothing, but for a
+// partition found gone (its topic deleted): that one is left out of the
+// fetches until it is assigned again or sought, and the others are read on
+// (a cooperative member keeps its partitions while the group rebalances the
+// deleted topic away). Only a fetch of nothing but gone partitions fails. A partition
 // that was sought, revoked or reassigned meanwhile keeps its new state and
 // its records are dropped, as are those of a partition paused meanwhile (its
 // position stays: they are read again after Resume).
@@ -27,8 +31,12 @@ func (c *Consumer) fetchOnce(ctx context.Context) ([]*Record, error) {
 	}
 	c.mu.Lock()
 	refs := c.parts.fetchOrder()
+	gone := c.parts.goneErr()
 	c.mu.Unlock()
 	if len(refs) == 0 {
+		if gone != nil {
+			return nil, gone // all that is left is gone: a member's Poll rides it out, Assign's returns it
+		}
 		c.idle(ctx, wait)
 		return nil, nil
 	}
@@ -53,13 +61,22 @@ func (c *Consumer) fetchOnce(ctx context.Context) ([]*Record, error) {
 	if len(answers) > len(refs) {
 		answers = answers[:len(refs)]
 	}
-	var retriable error
+	var retriable, firstGone error
+	goneErrs := make(map[int]error)
 	for i, pr := range answers {
 		code := pr.GetErrorCode()
 		if code == brookv1.ErrorCode_ERROR_CODE_UNSPECIFIED || code == brookv1.ErrorCode_ERROR_CODE_OFFSET_OUT_OF_RANGE {
 			continue
 		}
 		perr := partitionError(code, pr.GetErrorMessage(), refs[i].tp.Topic, refs[i].tp.Partition)
+		if consumerTopicGone(perr) {
+			// Per partition, as Kafka's fetcher: the others are read on.
+			goneErrs[i] = perr
+			if firstGone == nil {
+				firstGone = perr
+			}
+			continue
+		}
 		if !isRetriable(perr) {
 			return nil, perr
 		}
@@ -70,6 +87,11 @@ func (c *Consumer) fetchOnce(ctx context.Context) ([]*Record, error) {
 	var out []*Record
 	var fetchedBytes int
 	c.mu.Lock()
+	c.markGoneLocked(refs, goneErrs)
+	if len(goneErrs) > 0 && len(goneErrs) == len(answers) {
+		c.mu.Unlock()
+		return nil, firstGone // nothing else was fetched: as before, a member's Poll rides it out
+	}
 	for i, pr := range answers {
 		ref := refs[i]
 		if !c.parts.current(ref) || ref.state.paused {

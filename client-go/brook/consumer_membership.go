@@ -252,6 +252,9 @@ func (m *consumerMembership) runJoin(j *consumerJoin, memberID string, owned []T
 			m.mu.Lock()
 			if m.memberID == memberID {
 				m.memberID = "" // removed meanwhile (or the broker restarted): join as a new member
+				// A cooperative member still holds its partitions: they are lost (WithOnLost, no
+				// commit as member "", also when Close comes before Poll takes this answer).
+				m.lost = m.lost || j.cooperative
 			}
 			m.mu.Unlock()
 		}

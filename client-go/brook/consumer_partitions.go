@@ -17,6 +17,10 @@ type consumerPartition struct {
 	end      int64
 	endKnown bool
 	paused   bool
+	// gone: a fetch found the partition's topic or the partition itself gone
+	// (deleted); it is left out of the fetches until it is assigned again or
+	// sought, so that the other partitions are read meanwhile (fetchOnce).
+	gone error
 	// epoch changes whenever the position is set from outside a fetch (a seek,
 	// a reset, a lookup). A fetch or lookup started before applies its result
 	// only when the epoch is unchanged, so a concurrent Seek always wins.
@@ -50,6 +54,7 @@ func (s *consumerPartitions) assign(tps []TopicPartition) {
 	next := make(map[TopicPartition]*consumerPartition, len(tps))
 	for _, tp := range tps {
 		if st, ok := s.byTP[tp]; ok {
+			st.gone = nil // assigned again: fetched again, it says whether it is still gone
 			next[tp] = st
 		} else if _, dup := next[tp]; !dup {
 			next[tp] = &consumerPartition{epoch: s.nextEpoch()}
@@ -87,12 +92,12 @@ func (s *consumerPartitions) current(ref consumerPartitionRef) bool {
 }
 
 func (s *consumerPartitions) seek(st *consumerPartition, offset int64) {
-	st.position, st.known, st.reset = offset, true, Position{}
+	st.position, st.known, st.reset, st.gone = offset, true, Position{}, nil
 	st.epoch = s.nextEpoch()
 }
 
 func (s *consumerPartitions) requestReset(st *consumerPartition, to Position) {
-	st.known, st.reset = false, to
+	st.known, st.reset, st.gone = false, to, nil
 	st.epoch = s.nextEpoch()
 }
 
@@ -107,23 +112,25 @@ func (s *consumerPartitions) withoutPosition() []consumerPartitionRef {
 	return out
 }
 
-// knownPositions are the positions to commit: the next offset to read of each partition.
+// knownPositions are the positions to commit: the next offset to read of
+// each partition, but of none found gone (the broker refuses a commit that
+// names a deleted topic, so the others' positions would not be stored).
 func (s *consumerPartitions) knownPositions() map[TopicPartition]int64 {
 	out := make(map[TopicPartition]int64, len(s.order))
 	for _, tp := range s.order {
-		if st := s.byTP[tp]; st.known {
+		if st := s.byTP[tp]; st.known && st.gone == nil {
 			out[tp] = st.position
 		}
 	}
 	return out
 }
 
-// fetchOrder are the partitions to fetch (known position, not paused), each
+// fetchOrder are the partitions to fetch (known position, not paused, not gone), each
 // going first in turn so that none starves under WithMaxPollRecords.
 func (s *consumerPartitions) fetchOrder() []consumerPartitionRef {
 	var ready []consumerPartitionRef
 	for _, tp := range s.order {
-		if st := s.byTP[tp]; st.known && !st.paused {
+		if st := s.byTP[tp]; st.known && !st.paused && st.gone == nil {
 			ready = append(ready, consumerPartitionRef{tp: tp, state: st, epoch: st.epoch, position: st.position})
 		}
 	}
@@ -136,6 +143,16 @@ func (s *consumerPartitions) fetchOrder() []consumerPartitionRef {
 	out := make([]consumerPartitionRef, 0, n)
 	out = append(out, ready[start:]...)
 	return append(out, ready[:start]...)
+}
+
+// goneErr is the error of an assigned, unpaused partition found gone, or nil.
+func (s *consumerPartitions) goneErr() error {
+	for _, tp := range s.order {
+		if st := s.byTP[tp]; st.gone != nil && !st.paused {
+			return st.gone
+		}
+	}
+	return nil
 }
 
 func consumerCompareTP(a, b TopicPartition) int {

@@ -52,3 +52,27 @@ func (u *consumerUnknownTopics) list() []string {
 func consumerTopicGone(err error) bool {
 	return errors.Is(err, ErrUnknownTopic) || errors.Is(err, ErrUnknownPartition)
 }
+
+// markGoneLocked leaves the partitions a fetch found gone out of the next
+// fetches (consumerPartition.gone), with one warning per fetch that found
+// some. refs are the fetch's partitions; goneErrs their errors by index. c.mu is held.
+func (c *Consumer) markGoneLocked(refs []consumerPartitionRef, goneErrs map[int]error) {
+	var marked []TopicPartition
+	for i, err := range goneErrs {
+		if r := refs[i]; c.parts.current(r) && r.state.gone == nil {
+			r.state.gone = err
+			marked = append(marked, r.tp)
+		}
+	}
+	if len(marked) == 0 {
+		return
+	}
+	slices.SortFunc(marked, consumerCompareTP)
+	if c.subscribed {
+		c.log.Warn("brook: assigned partitions are gone (topic deleted); reading the others until the group rebalances them away",
+			"group", c.cfg.group, "partitions", marked)
+	} else {
+		c.log.Warn("brook: assigned partitions are gone (topic deleted); reading the others until they are assigned again",
+			"partitions", marked)
+	}
+}

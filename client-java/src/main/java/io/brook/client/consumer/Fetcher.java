@@ -32,7 +32,9 @@ import java.util.concurrent.TimeoutException;
  * Fetches of the partitions with known positions, turned into client records. The broker answers
  * with raw stored batches, decoded here, so it copies bytes and decodes nothing. Positions move only
  * once the whole answer was understood and deserialized, so a failure loses nothing: the next poll
- * reads the same records again.
+ * reads the same records again. A partition found gone (its topic deleted) is the exception: it is
+ * left out of the next fetches and the others are read on; only an answer of nothing but gone
+ * partitions fails.
  *
  * <p>Whole batches can hold more than {@code max.poll.records}: the records past it wait here and
  * are handed out by the next polls, before any new fetch, as long as no assignment, seek or reset
@@ -53,6 +55,14 @@ final class Fetcher<K, V> {
   private final Map<TopicPartition, ArrayDeque<ConsumerRecord<K, V>>> buffered = new LinkedHashMap<>();
   private long bufferedAt;
   private InFlight inFlight;
+  /**
+   * Partitions a fetch found gone (their topic was deleted), left out of the fetches so that the
+   * others are read on, as Kafka's fetcher handles errors per partition: a cooperative member keeps
+   * them while the group rebalances them away. Forgotten once the states change (an assignment, a
+   * seek): fetched again, a partition says whether it is still gone.
+   */
+  private final Map<TopicPartition, BrookException> gone = new LinkedHashMap<>();
+  private long goneAt;
 
   /** A fetch sent and not yet taken: what it asked for, and the states' change count then. */
   private record InFlight(ListenableFuture<FetchResponse> answer, List<TopicPartition> order, List<Long> offsets,
@@ -93,6 +103,11 @@ final class Fetcher<K, V> {
     sendIfIdle(states);
     InFlight current = inFlight;
     if (current == null) {
+      for (Map.Entry<TopicPartition, BrookException> e : gone.entrySet()) {
+        if (states.isAssigned(e.getKey()) && !states.isPaused(e.getKey())) {
+          throw e.getValue(); // all that is left to fetch is gone: a member's poll rides it out
+        }
+      }
       return ConsumerRecords.empty(); // no partition with a known position
     }
     FetchResponse response;
@@ -146,6 +161,10 @@ final class Fetcher<K, V> {
       return;
     }
     List<TopicPartition> order = states.fetchOrder();
+    if (goneAt != states.changes()) {
+      gone.clear();
+    }
+    order.removeAll(gone.keySet());
     if (order.isEmpty()) {
       return;
     }
@@ -224,7 +243,9 @@ final class Fetcher<K, V> {
     Map<TopicPartition, List<ConsumerRecord<K, V>>> records = new LinkedHashMap<>();
     Map<TopicPartition, PartitionRecords> done = new LinkedHashMap<>();
     Map<TopicPartition, PartitionRecords> outOfRange = new LinkedHashMap<>();
-    for (int i = 0; i < order.size() && i < response.getPartitionsCount(); i++) {
+    Map<TopicPartition, BrookException> foundGone = new LinkedHashMap<>();
+    int answered = Math.min(order.size(), response.getPartitionsCount());
+    for (int i = 0; i < answered; i++) {
       TopicPartition tp = order.get(i);
       PartitionRecords pr = response.getPartitions(i);
       if (pr.getErrorCode() == ErrorCode.ERROR_CODE_OFFSET_OUT_OF_RANGE) {
@@ -239,6 +260,10 @@ final class Fetcher<K, V> {
               e.getMessage());
           continue;
         }
+        if (UnknownTopics.gone(e)) {
+          foundGone.put(tp, e);
+          continue;
+        }
         throw e;
       }
       List<ConsumerRecord<K, V>> converted = convert(tp, pr, states.position(tp));
@@ -248,10 +273,32 @@ final class Fetcher<K, V> {
       }
       done.put(tp, pr);
     }
+    leaveOut(states, foundGone);
+    if (!foundGone.isEmpty() && foundGone.size() == answered) {
+      throw foundGone.values().iterator().next(); // nothing else was fetched: as before, a member's poll rides it out
+    }
     for (Map.Entry<TopicPartition, PartitionRecords> e : outOfRange.entrySet()) {
       resetOutOfRange(states, e.getKey(), e.getValue());
     }
     return handOut(states, records, done);
+  }
+
+  /** Leaves the partitions found gone out of the next fetches, with one warning per answer that found some. */
+  private void leaveOut(PartitionStates states, Map<TopicPartition, BrookException> foundGone) {
+    if (goneAt != states.changes()) {
+      gone.clear();
+    }
+    goneAt = states.changes();
+    List<TopicPartition> fresh = new ArrayList<>();
+    foundGone.forEach((tp, e) -> {
+      if (states.isAssigned(tp) && gone.putIfAbsent(tp, e) == null) {
+        fresh.add(tp);
+      }
+    });
+    if (!fresh.isEmpty()) {
+      LOG.log(System.Logger.Level.WARNING, "partitions {0} are gone (topic deleted); fetching the others until they"
+          + " are assigned again (a group member: until the group rebalances them away)", fresh);
+    }
   }
 
   /** The records of one partition's answer from {@code position} on, deserialized. */

@@ -14,7 +14,9 @@ import io.brook.client.consumer.ConsumerRecord;
 import io.brook.client.consumer.OffsetResetStrategy;
 import io.brook.client.consumer.RebalanceProtocol;
 import io.brook.client.errors.MemberReplacedException;
+import io.brook.protocol.v1.GroupServiceGrpc;
 import io.brook.protocol.v1.GroupState;
+import io.brook.protocol.v1.LeaveGroupRequest;
 import io.brook.protocol.v1.MemberDescription;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -481,6 +483,34 @@ class CooperativeMembershipIT {
           await("b owns fj", 60, () -> newer.assignment.size() == 2);
           assertThat(newer.failure.get()).isNull();
         }
+        assertThat(newcomer.failure.get()).isNull();
+      }
+    }
+  }
+
+  // Finding 7: a cooperative rejoin refused with UNKNOWN_MEMBER_ID leaves the member lost, not a member "".
+  @Test
+  void aCooperativeMemberRemovedDuringItsRejoinReportsItsPartitionsLostAtClose() throws Exception {
+    String group = "removed-rejoining";
+    TestTopics.create(broker.channel(), "rr", 2);
+    produce("rr", 2, 5);
+    Events events = new Events();
+    try (Holder holder = new Holder(group, "rr-side");
+        BrookConsumer<String, String> a = consumer(config(group, "a", RebalanceProtocol.COOPERATIVE)
+            .enableAutoCommit(true))) {
+      a.subscribe(List.of("rr"), events);
+      pollUntil(a, "a owns rr", () -> a.assignment().size() == 2);
+      holder.hold(a, group);
+      try (Poller newcomer = startRebalanceAndRejoin(group, a, "rr-newcomer")) {
+        String member = a.groupMetadata().memberId();
+        // Removed while its JoinGroup is pending: the broker refuses that join with UNKNOWN_MEMBER_ID.
+        GroupServiceGrpc.newBlockingStub(broker.channel()).withDeadlineAfter(10, TimeUnit.SECONDS)
+            .leaveGroup(LeaveGroupRequest.newBuilder().setGroup(group).setMemberId(member).build());
+        await("a's rejoin refused", 30, () -> a.groupMetadata().memberId().isEmpty());
+        holder.release();
+        int mark = events.log.size();
+        a.close(); // nothing to commit as: the partitions are lost
+        assertThat(events.since(mark)).containsExactly("lost " + partitions("rr", 2));
         assertThat(newcomer.failure.get()).isNull();
       }
     }

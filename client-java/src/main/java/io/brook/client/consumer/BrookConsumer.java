@@ -65,9 +65,12 @@ import java.util.regex.Pattern;
  * (the member still owns the partitions and can commit) and joins again; the rebalance is eager
  * unless {@code rebalance.protocol} is {@link RebalanceProtocol#COOPERATIVE}: then the member rejoins
  * in the background while poll keeps returning records, and only the partitions that move are revoked.
- * When the member was removed (its session expired, or the broker restarted and forgot it) or
- * fenced, its partitions may already be another member's: the next poll calls {@link
- * ConsumerRebalanceListener#onPartitionsLost} and joins as a new member. When the application does
+ * When the member was removed (its session expired, or the broker restarted and forgot it), its
+ * partitions may already be another member's: the next poll calls {@link
+ * ConsumerRebalanceListener#onPartitionsLost} and joins as a new member. A static member ({@code
+ * group.instance.id}) fenced by a newer consumer with the same instance id hears of its partitions
+ * lost, and from then on every poll throws {@link io.brook.client.errors.MemberReplacedException}
+ * (it does not join again, not even after unsubscribe and subscribe). When the application does
  * not call poll within {@code max.poll.interval.ms}, the heartbeat thread leaves the group so that
  * the others get the partitions.
  *
@@ -320,7 +323,10 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     return subscription == null ? Set.of() : membership.unknownTopics();
   }
 
-  /** The partitions this consumer reads now (empty during a rebalance and before the first join). */
+  /**
+   * The partitions this consumer reads now: empty before the first join and during an eager rebalance;
+   * a cooperative member keeps those it owns while it rejoins.
+   */
   public Set<TopicPartition> assignment() {
     return Set.copyOf(states.assigned());
   }
@@ -651,7 +657,9 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
    * Commits these offsets, retrying while the broker is unreachable until the timeout passes.
    *
    * @throws CommitFailedException when the member is not in the group's current generation (it
-   *     was removed, fenced, or a rebalance is running); the next poll rejoins
+   *     was removed, or a rebalance is running); the next poll rejoins
+   * @throws io.brook.client.errors.MemberReplacedException a static member fenced by a newer consumer
+   *     with its {@code group.instance.id}: close this one
    * @throws ConfigException without a {@code group.id}
    * @throws io.brook.client.errors.InvalidRequestException metadata longer than 4096 bytes (UTF-8)
    */
@@ -895,8 +903,8 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
    * Stops fetching these assigned partitions until {@link #resume}: poll returns none of their
    * records (those already fetched wait in the consumer) while the member stays in the group, its
    * heartbeats and polls going on as usual; positions, commits and seeks work as before. A
-   * rebalance that revokes a partition ends its pause (every rebalance does: it is eager), as
-   * Kafka's consumer does; {@link #assign} keeps the pauses of the partitions it keeps.
+   * rebalance that revokes a partition ends its pause (an eager rebalance revokes every partition, a
+   * cooperative one only those that move), as Kafka's consumer does; {@link #assign} keeps the pauses of the partitions it keeps.
    *
    * @throws IllegalStateException a partition is not assigned to this consumer (nothing is paused then)
    */

@@ -11,6 +11,7 @@ import io.brook.client.errors.ClientClosedException;
 import io.brook.client.errors.CommitFailedException;
 import io.brook.client.errors.ConfigException;
 import io.brook.client.errors.IllegalGenerationException;
+import io.brook.client.errors.MemberReplacedException;
 import io.brook.client.errors.NoOffsetForPartitionException;
 import io.brook.client.errors.UnknownMemberException;
 import io.brook.client.internal.Backoff;
@@ -64,9 +65,12 @@ import java.util.regex.Pattern;
  * (the member still owns the partitions and can commit) and joins again; the rebalance is eager
  * unless {@code rebalance.protocol} is {@link RebalanceProtocol#COOPERATIVE}: then the member rejoins
  * in the background while poll keeps returning records, and only the partitions that move are revoked.
- * When the member was removed (its session expired, or the broker restarted and forgot it) or
- * fenced, its partitions may already be another member's: the next poll calls {@link
- * ConsumerRebalanceListener#onPartitionsLost} and joins as a new member. When the application does
+ * When the member was removed (its session expired, or the broker restarted and forgot it), its
+ * partitions may already be another member's: the next poll calls {@link
+ * ConsumerRebalanceListener#onPartitionsLost} and joins as a new member. A static member ({@code
+ * group.instance.id}) fenced by a newer consumer with the same instance id hears of its partitions
+ * lost, and from then on every poll throws {@link io.brook.client.errors.MemberReplacedException}
+ * (it does not join again, not even after unsubscribe and subscribe). When the application does
  * not call poll within {@code max.poll.interval.ms}, the heartbeat thread leaves the group so that
  * the others get the partitions.
  *
@@ -254,16 +258,16 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         }
         List<TopicPartition> owned = states.assigned();
         try {
-          callListener(l -> l.onPartitionsRevoked(owned)); // still a member: it may commit
+          revokeAll(owned); // still a member: it may commit
         } finally {
           states.clear();
-          membership.leaveGroup();
+          leaveGroup();
           subscription = null;
           subscribedPattern = null;
         }
       } else {
         if (membership != null) {
-          membership.leaveGroup();
+          leaveGroup();
         }
         states.clear();
         subscription = null;
@@ -271,6 +275,30 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         manual = false;
       }
     });
+  }
+
+  /** Leaves the group; a cooperative rejoin under way is dropped: its answer is for the membership that ended. */
+  private void leaveGroup() {
+    membership.leaveGroup();
+    if (rejoin != null) {
+      rejoin.drop();
+    }
+  }
+
+  /**
+   * Close and unsubscribe: the listener hears of the partitions revoked; a cooperative member's only
+   * when there are some (an eager member's every time, as Kafka's).
+   */
+  private void revokeAll(List<TopicPartition> owned) {
+    if (rejoin == null || !owned.isEmpty()) {
+      callListener(l -> l.onPartitionsRevoked(owned));
+    }
+  }
+
+  /** What a join sends now: the topics, or the pattern (then no topics). */
+  private CooperativeRejoin.Subscription joinSubscription() {
+    return subscribedPattern == null ? new CooperativeRejoin.Subscription(subscription, "")
+        : new CooperativeRejoin.Subscription(List.of(), subscribedPattern.pattern());
   }
 
   /**
@@ -295,7 +323,10 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     return subscription == null ? Set.of() : membership.unknownTopics();
   }
 
-  /** The partitions this consumer reads now (empty during a rebalance and before the first join). */
+  /**
+   * The partitions this consumer reads now: empty before the first join and during an eager rebalance;
+   * a cooperative member keeps those it owns while it rejoins.
+   */
   public Set<TopicPartition> assignment() {
     return Set.copyOf(states.assigned());
   }
@@ -457,7 +488,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
       }
       case REVOKE_AND_REJOIN -> {
         if (rejoin != null) { // cooperative: nothing is revoked before the broker says what moves
-          rejoin.start(subscription, states.assigned());
+          rejoin.start(joinSubscription(), states.assigned());
           return;
         }
         if (config.enableAutoCommit()) {
@@ -483,7 +514,8 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     List<TopicPartition> assigned = null;
     for (int attempt = 1; assigned == null; attempt++) {
       try {
-        assigned = calls.once(() -> membership.join(subscription));
+        CooperativeRejoin.Subscription to = joinSubscription();
+        assigned = calls.once(() -> membership.join(to.topics(), to.pattern(), List.of(), membership.leaveEpoch()));
       } catch (UnknownMemberException | IllegalGenerationException e) {
         // Removed or fenced while joining (a restart, a session that ran out): join again.
         if (attempt >= JOIN_ATTEMPTS) {
@@ -501,8 +533,10 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
   /**
    * A cooperative member's rejoin: answers false while it is under way. Once answered, the partitions
    * that moved away are committed (auto commit), told to the listener as revoked and dropped, then
-   * the listener hears of the added ones; when some moved away the member rejoins at once (the broker
-   * is already rebalancing to hand them over), as Kafka's cooperative protocol does.
+   * the listener hears of the added ones; when some moved away, or the subscription changed since the
+   * join was sent, the member rejoins at once (the broker is already rebalancing to hand them over),
+   * as Kafka's cooperative protocol does. Answers true when the next step is the usual one: the member
+   * was lost meanwhile (removed, fenced, or it left for not polling), or the join must be made again.
    */
   private boolean cooperativeStep() {
     if (!rejoin.underWay()) {
@@ -511,15 +545,9 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     List<TopicPartition> assigned;
     try {
       assigned = rejoin.answer();
-    } catch (UnknownMemberException e) {
-      // Removed meanwhile (session, restart): the partitions may be another member's already.
-      List<TopicPartition> gone = states.clear();
-      membership.acknowledgeLost();
-      if (!gone.isEmpty()) {
-        LOG.log(System.Logger.Level.WARNING, "lost partitions {0} of group {1} (removed while rejoining); joining again",
-            gone, config.groupId());
-        callListener(l -> l.onPartitionsLost(gone));
-      }
+    } catch (UnknownMemberException | MemberReplacedException e) {
+      // Removed meanwhile (session, restart) or fenced: Membership.join marked the member lost, so the
+      // next step tells the listener its partitions are lost (and a fenced member's poll throws).
       return true;
     } catch (IllegalGenerationException e) {
       membership.requestRejoin(); // superseded: join again
@@ -531,10 +559,14 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
     if (assigned == null) {
       return false;
     }
+    if (membership.pending() == Membership.Pending.LOST) {
+      return true; // lost after the broker answered (e.g. the poll deadline passed): every partition is lost
+    }
     List<TopicPartition> revoked = new ArrayList<>(states.assigned());
     revoked.removeAll(assigned);
     List<TopicPartition> added = new ArrayList<>(assigned);
     added.removeAll(states.assigned());
+    RuntimeException failure = null;
     try {
       if (!revoked.isEmpty()) {
         if (config.enableAutoCommit()) {
@@ -544,14 +576,27 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
         }
         callListener(l -> l.onPartitionsRevoked(revoked)); // still the owner: the listener may commit
       }
+    } catch (RuntimeException e) {
+      failure = e; // thrown once the added partitions were announced too, as Kafka does
     } finally {
       states.assign(assigned); // kept partitions keep their positions
       metrics.rebalanced();
-      if (!revoked.isEmpty()) {
+      if (!revoked.isEmpty() || !rejoin.joined().equals(joinSubscription())) {
         membership.requestRejoin();
       }
     }
-    callListener(l -> l.onPartitionsAssigned(added));
+    try {
+      callListener(l -> l.onPartitionsAssigned(added));
+    } catch (RuntimeException e) {
+      if (failure == null) {
+        failure = e;
+      } else {
+        failure.addSuppressed(e);
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
     return false; // fetch first; a rejoin the revocation asked for starts at the next poll step
   }
 
@@ -612,7 +657,9 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
    * Commits these offsets, retrying while the broker is unreachable until the timeout passes.
    *
    * @throws CommitFailedException when the member is not in the group's current generation (it
-   *     was removed, fenced, or a rebalance is running); the next poll rejoins
+   *     was removed, or a rebalance is running); the next poll rejoins
+   * @throws io.brook.client.errors.MemberReplacedException a static member fenced by a newer consumer
+   *     with its {@code group.instance.id}: close this one
    * @throws ConfigException without a {@code group.id}
    * @throws io.brook.client.errors.InvalidRequestException metadata longer than 4096 bytes (UTF-8)
    */
@@ -856,8 +903,8 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
    * Stops fetching these assigned partitions until {@link #resume}: poll returns none of their
    * records (those already fetched wait in the consumer) while the member stays in the group, its
    * heartbeats and polls going on as usual; positions, commits and seeks work as before. A
-   * rebalance that revokes a partition ends its pause (every rebalance does: it is eager), as
-   * Kafka's consumer does; {@link #assign} keeps the pauses of the partitions it keeps.
+   * rebalance that revokes a partition ends its pause (an eager rebalance revokes every partition, a
+   * cooperative one only those that move), as Kafka's consumer does; {@link #assign} keeps the pauses of the partitions it keeps.
    *
    * @throws IllegalStateException a partition is not assigned to this consumer (nothing is paused then)
    */
@@ -1017,8 +1064,7 @@ public final class BrookConsumer<K, V> implements AutoCloseable {
           if (config.enableAutoCommit()) {
             failure = commitAtClose(deadline);
           }
-          List<TopicPartition> owned = states.assigned();
-          callListener(l -> l.onPartitionsRevoked(owned));
+          revokeAll(states.assigned());
         } else if (manual && config.enableAutoCommit()) {
           failure = commitAtClose(deadline);
         }

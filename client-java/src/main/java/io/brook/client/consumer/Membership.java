@@ -54,8 +54,13 @@ final class Membership {
   // broker matched at the last join.
   private String topicPattern = "";
   private Set<String> matchedTopics = Set.of();
-  /** A cooperative rejoin is under way (CooperativeRejoin): its pending JoinGroup keeps the session, no heartbeat. */
-  private boolean joining;
+  /** The cooperative rejoin under way (CooperativeRejoin), else null: its pending JoinGroup keeps the session, no heartbeat. */
+  private Object joining;
+  /**
+   * Counts unsubscribes and the close: a JoinGroup sent before one of them is answered for a membership
+   * that is over, and is not recorded (Kafka drops such a join's outcome too).
+   */
+  private int leaveEpoch;
 
   Membership(ConsumerConfig config, GroupServiceGrpc.GroupServiceBlockingStub groups) {
     this.config = config;
@@ -92,31 +97,37 @@ final class Membership {
   synchronized void acknowledgeLost() {
     lost = statics.isReplaced(); // fenced for good: no join follows
     joined = false;
+    rejoinRequested = false; // the join that follows is the rejoin
   }
 
   /** The polling thread revoked its partitions: the next step is a join. */
   synchronized void revoked() {
     joined = false;
+    rejoinRequested = false; // the join that follows is the rejoin
+  }
+
+  /** The membership a join is sent for: its answer is recorded only while no unsubscribe or close came since. */
+  synchronized int leaveEpoch() {
+    return leaveEpoch;
   }
 
   /**
-   * One JoinGroup (blocking until the rebalance completes); answers the member's partitions.
-   * Run through {@link Calls} by the polling thread.
+   * One JoinGroup (blocking until the rebalance completes) for these topics or this pattern ("" for
+   * none: never both), reporting the partitions a cooperative member still owns; answers the member's
+   * partitions. Run by the polling thread (through {@link Calls}), or by a cooperative rejoin's thread.
+   *
+   * @param epoch {@link #leaveEpoch()} when the join was decided: when the member unsubscribed or
+   *     closed since, neither its answer nor its failure changes this membership
    */
-  List<TopicPartition> join(Collection<String> topics) {
-    return join(topics, List.of());
-  }
-
-  /** {@link #join(Collection)} of a member that may still own these partitions (cooperative). */
-  List<TopicPartition> join(Collection<String> topics, Collection<TopicPartition> owned) {
+  List<TopicPartition> join(Collection<String> topics, String pattern, Collection<TopicPartition> owned, int epoch) {
     String id;
     synchronized (this) {
+      checkEpoch(epoch);
       id = memberId;
-      rejoinRequested = false;
     }
     JoinGroupRequest request = JoinGroupRequest.newBuilder().setGroup(config.groupId()).setMemberId(id)
         .setClientId(config.clientId()).addAllTopics(topics).setSessionTimeoutMs(config.sessionTimeoutMs())
-        .setRebalanceTimeoutMs(config.maxPollIntervalMs()).setTopicPattern(pattern())
+        .setRebalanceTimeoutMs(config.maxPollIntervalMs()).setTopicPattern(pattern)
         .setInstanceId(statics.instanceId())
         .setCooperative(config.rebalanceProtocol() == RebalanceProtocol.COOPERATIVE)
         .addAllOwned(CooperativeRejoin.byTopic(owned)).build();
@@ -126,15 +137,19 @@ final class Membership {
           .joinGroup(request);
     } catch (RuntimeException e) {
       BrookException b = ErrorMapping.fromThrowable(e);
-      if (b instanceof UnknownMemberException) {
-        synchronized (this) {
+      synchronized (this) {
+        checkEpoch(epoch);
+        if (b instanceof UnknownMemberException) {
           memberId = ""; // removed meanwhile (or the broker restarted): join as a new member
+          if (joined) {
+            lost = true; // a cooperative member's partitions may be another's already: lost, not revoked
+            notifyAll();
+          }
         }
-      }
-      if (b instanceof MemberReplacedException r) {
-        synchronized (this) {
+        if (b instanceof MemberReplacedException r) {
           statics.replaced(r);
           lost = true;
+          notifyAll();
         }
       }
       throw b;
@@ -146,13 +161,15 @@ final class Membership {
       }
     }
     synchronized (this) {
+      checkEpoch(epoch);
       memberId = response.getMemberId();
       generation = response.getGeneration();
       heartbeatIntervalMs = response.getHeartbeatIntervalMs() > 0 ? response.getHeartbeatIntervalMs() : 3000;
       joined = true;
       lost = false;
-      rejoinRequested = false;
-      matchedTopics = Set.copyOf(response.getTopicsList());
+      if (pattern.equals(topicPattern)) { // else the subscription changed meanwhile: the next join tells
+        matchedTopics = Set.copyOf(response.getTopicsList());
+      }
       nextHeartbeatNanos = System.nanoTime(); // at once: the broker holds it until the group changes
       startHeartbeats();
       notifyAll();
@@ -170,8 +187,10 @@ final class Membership {
     }
   }
 
-  private synchronized String pattern() {
-    return topicPattern;
+  private void checkEpoch(int epoch) {
+    if (epoch != leaveEpoch) {
+      throw new BrookException("LEFT", "the consumer unsubscribed or closed while this JoinGroup was under way");
+    }
   }
 
   /** The topics the broker matched with the pattern at the last join. */
@@ -179,10 +198,22 @@ final class Membership {
     return matchedTopics;
   }
 
-  /** A cooperative rejoin started or ended: heartbeats pause meanwhile, and a waiting poll wakes when it ends. */
-  synchronized void joining(boolean underWay) {
-    joining = underWay;
+  /**
+   * A cooperative rejoin starts (its token names it): heartbeats pause meanwhile. It is the rejoin a
+   * subscription change or a heartbeat asked for: one asked for from now on comes after it.
+   */
+  synchronized void joining(Object rejoin) {
+    joining = rejoin;
+    rejoinRequested = false;
     notifyAll();
+  }
+
+  /** That cooperative rejoin ended or was dropped (a newer one is not affected); a waiting poll wakes. */
+  synchronized void joinEnded(Object rejoin) {
+    if (joining == rejoin) {
+      joining = null;
+      notifyAll();
+    }
   }
 
   /** The subscribed topics the broker did not know at the last join. */
@@ -219,7 +250,8 @@ final class Membership {
 
   /** Waits up to {@code ms} for the heartbeat thread to report a rebalance or a loss. */
   synchronized void awaitChange(long ms) throws InterruptedException {
-    if (ms > 0 && joined && !rejoinRequested && !lost && !closed) {
+    // While a cooperative rejoin is under way a requested rejoin waits for it: its end wakes us.
+    if (ms > 0 && joined && (!rejoinRequested || joining != null) && !lost && !closed) {
       wait(ms);
     }
   }
@@ -245,7 +277,7 @@ final class Membership {
       return false;
     }
     synchronized (this) {
-      if (joining) {
+      if (joining != null) {
         return true; // the rejoin under way tells whether the member is still in the group
       }
       if (isCurrent(of.memberId(), of.generation())) {
@@ -282,6 +314,7 @@ final class Membership {
         return;
       }
       closed = true;
+      leaveEpoch++;
       if (!memberId.isEmpty() && !lost) {
         leaving = memberId;
       }
@@ -302,14 +335,18 @@ final class Membership {
     }
   }
 
-  /** For unsubscribe: leaves the group but stays usable for a later subscribe. */
+  /**
+   * For unsubscribe: leaves the group but stays usable for a later subscribe. A join under way is
+   * over for this membership (its answer is dropped), and a fenced static member stays fenced.
+   */
   void leaveGroup() {
     String leaving;
     synchronized (this) {
       leaving = joined && !lost && !memberId.isEmpty() ? memberId : null;
+      leaveEpoch++;
       memberId = "";
       joined = false;
-      lost = false;
+      lost = statics.isReplaced(); // fenced for good: a later subscribe must not take the instance back
       rejoinRequested = false;
       notifyAll();
     }
@@ -332,8 +369,8 @@ final class Membership {
             if (closed) {
               return;
             }
-            if (!joined || lost || joining) {
-              wait(); // join(), joining(false) or close() wakes us
+            if (!joined || lost || joining != null) {
+              wait(); // join(), joinEnded() or close() wakes us
               continue;
             }
             long now = System.nanoTime();
@@ -393,7 +430,7 @@ final class Membership {
               .setMemberId(member).setGeneration(gen).setMaxWaitMs((int) maxWaitMs).build());
       if (r.getRejoin()) {
         synchronized (this) {
-          if (isCurrent(member, gen)) {
+          if (isCurrent(member, gen) && joining == null) { // a rejoin under way answers this rebalance
             rejoinRequested = true;
             notifyAll();
           }

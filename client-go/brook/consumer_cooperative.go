@@ -102,15 +102,7 @@ func (m *consumerMembership) requestRejoin() {
 
 // consumerByTopic is partitions as JoinGroupRequest.owned carries them.
 func consumerByTopic(tps []TopicPartition) []*brookv1.TopicPartitions {
-	var out []*brookv1.TopicPartitions
 	sorted := slices.Clone(tps)
 	slices.SortFunc(sorted, consumerCompareTP)
-	for _, tp := range sorted {
-		if n := len(out); n > 0 && out[n-1].GetTopic() == tp.Topic {
-			out[n-1].Partitions = append(out[n-1].Partitions, tp.Partition)
-			continue
-		}
-		out = append(out, &brookv1.TopicPartitions{Topic: tp.Topic, Partitions: []int32{tp.Partition}})
-	}
-	return out
+	return groupSelectionOf(sorted)
 }

@@ -3,13 +3,9 @@ package io.brook.client.consumer;
 import io.brook.client.TopicPartition;
 import io.brook.client.errors.BrookException;
 import io.brook.client.internal.ErrorMapping;
-import io.brook.protocol.v1.TopicPartitions;
 import io.grpc.Context;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -117,14 +113,5 @@ final class CooperativeRejoin {
     if (joiner != null) {
       joiner.shutdownNow();
     }
-  }
-
-  /** Partitions as JoinGroupRequest.owned carries them. */
-  static List<TopicPartitions> byTopic(Collection<TopicPartition> partitions) {
-    Map<String, List<Integer>> byTopic = new TreeMap<>();
-    partitions.forEach(tp -> byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition()));
-    List<TopicPartitions> out = new ArrayList<>();
-    byTopic.forEach((t, ps) -> out.add(TopicPartitions.newBuilder().setTopic(t).addAllPartitions(ps).build()));
-    return out;
   }
 }

@@ -130,7 +130,7 @@ final class Membership {
         .setRebalanceTimeoutMs(config.maxPollIntervalMs()).setTopicPattern(pattern)
         .setInstanceId(statics.instanceId())
         .setCooperative(config.rebalanceProtocol() == RebalanceProtocol.COOPERATIVE)
-        .addAllOwned(CooperativeRejoin.byTopic(owned)).build();
+        .addAllOwned(OffsetCalls.byTopic(owned)).build();
     JoinGroupResponse response;
     try {
       response = groups.withDeadlineAfter(config.maxPollIntervalMs() + JOIN_GRACE_MS, TimeUnit.MILLISECONDS)

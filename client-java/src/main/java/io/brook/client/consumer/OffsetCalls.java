@@ -103,8 +103,7 @@ final class OffsetCalls {
   Map<TopicPartition, OffsetAndMetadata> committed(Collection<TopicPartition> partitions) {
     FetchCommittedOffsetsRequest.Builder request = FetchCommittedOffsetsRequest.newBuilder()
         .setGroup(config.groupId());
-    byTopic(partitions).forEach((topic, ps) -> request.addPartitions(TopicPartitions.newBuilder().setTopic(topic)
-        .addAllPartitions(ps)));
+    request.addAllPartitions(byTopic(partitions));
     List<CommittedOffset> answers = groups.withDeadlineAfter(config.requestTimeoutMs(), TimeUnit.MILLISECONDS)
         .fetchCommittedOffsets(request.build()).getOffsetsList();
     Map<TopicPartition, OffsetAndMetadata> out = new LinkedHashMap<>();
@@ -165,11 +164,14 @@ final class OffsetCalls {
     return out;
   }
 
-  private static Map<String, List<Integer>> byTopic(Collection<TopicPartition> tps) {
+  /** Partitions grouped by topic as the wire carries them (FetchCommittedOffsets, JoinGroup's owned). */
+  static List<TopicPartitions> byTopic(Collection<TopicPartition> tps) {
     Map<String, List<Integer>> m = new LinkedHashMap<>();
     for (TopicPartition tp : tps) {
       m.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());
     }
-    return m;
+    List<TopicPartitions> out = new ArrayList<>();
+    m.forEach((t, ps) -> out.add(TopicPartitions.newBuilder().setTopic(t).addAllPartitions(ps).build()));
+    return out;
   }
 }

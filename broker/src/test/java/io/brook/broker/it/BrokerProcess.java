@@ -220,9 +220,11 @@ public final class BrokerProcess implements AutoCloseable {
 
   /** SIGKILL: no shutdown hook runs, nothing is flushed or closed. */
   public void kill9() throws InterruptedException {
-    closeChannel();
+    // The process dies first: closing the channel first let a broker quick enough see its streams
+    // reset and act on it (an ack member's unconfirmed deliveries taken back) before the kill.
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);
+    closeChannel();
   }
 
   /** SIGTERM and wait. */

@@ -47,6 +47,10 @@ public final class ConfigDocs {
         "ack mode: the most records of a partition delivered and not settled (`1`: strict order)"});
     GROUP_KEYS.put(GroupConfig.AUTO_OFFSET_RESET, new String[] {"`latest`",
         "ack mode: where the group starts on a topic it has not read (`latest` or `earliest`)"});
+    GROUP_KEYS.put(GroupConfig.SHARE_SESSION_TIMEOUT_MS, new String[] {"`45000`",
+        "ack mode, Kafka share consumers: a member that has not heartbeat for this long leaves (1 s to 1 h)"});
+    GROUP_KEYS.put(GroupConfig.SHARE_HEARTBEAT_INTERVAL_MS, new String[] {"`5000`",
+        "ack mode, Kafka share consumers: how often they heartbeat (100 ms to 10 min)"});
   }
 
   /** The whole page. */

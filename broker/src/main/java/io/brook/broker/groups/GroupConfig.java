@@ -20,8 +20,12 @@ public record GroupConfig(String group, Map<String, String> overrides) {
   public static final String DEAD_LETTER_TOPIC = "dead.letter.topic";
   public static final String MAX_UNSETTLED = "max.unsettled.per.partition";
   public static final String AUTO_OFFSET_RESET = "auto.offset.reset";
+  /** Kafka share members (KIP-932) of an ack group: how long one lives without a heartbeat. */
+  public static final String SHARE_SESSION_TIMEOUT_MS = "share.session.timeout.ms";
+  /** Kafka share members: how often they heartbeat. */
+  public static final String SHARE_HEARTBEAT_INTERVAL_MS = "share.heartbeat.interval.ms";
   public static final List<String> KEYS = List.of(ACK_TIMEOUT_MS, MAX_DELIVERY_ATTEMPTS, DEAD_LETTER_TOPIC,
-      MAX_UNSETTLED, AUTO_OFFSET_RESET);
+      MAX_UNSETTLED, AUTO_OFFSET_RESET, SHARE_SESSION_TIMEOUT_MS, SHARE_HEARTBEAT_INTERVAL_MS);
 
   public GroupConfig {
     overrides = Map.copyOf(overrides);
@@ -63,6 +67,14 @@ public record GroupConfig(String group, Map<String, String> overrides) {
     return Integer.parseInt(get(MAX_UNSETTLED));
   }
 
+  public int shareSessionTimeoutMs() {
+    return Integer.parseInt(get(SHARE_SESSION_TIMEOUT_MS));
+  }
+
+  public int shareHeartbeatIntervalMs() {
+    return Integer.parseInt(get(SHARE_HEARTBEAT_INTERVAL_MS));
+  }
+
   public boolean startAtEarliest() {
     return get(AUTO_OFFSET_RESET).equals("earliest");
   }
@@ -88,6 +100,8 @@ public record GroupConfig(String group, Map<String, String> overrides) {
       case DEAD_LETTER_TOPIC -> group + ".dlq";
       case MAX_UNSETTLED -> "1000";
       case AUTO_OFFSET_RESET -> "latest";
+      case SHARE_SESSION_TIMEOUT_MS -> "45000";
+      case SHARE_HEARTBEAT_INTERVAL_MS -> "5000";
       default -> throw unknownKey(key);
     };
   }
@@ -112,6 +126,8 @@ public record GroupConfig(String group, Map<String, String> overrides) {
           throw bad(key, value, "use latest or earliest");
         }
       }
+      case SHARE_SESSION_TIMEOUT_MS -> range(key, value, 1000, 3_600_000);
+      case SHARE_HEARTBEAT_INTERVAL_MS -> range(key, value, 100, 600_000);
       default -> throw unknownKey(key);
     }
   }

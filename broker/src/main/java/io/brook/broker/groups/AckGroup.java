@@ -13,6 +13,9 @@ import io.brook.broker.groups.Settlement.Extension;
 import io.brook.broker.groups.Settlement.Failure;
 import io.brook.broker.groups.Settlement.Nack;
 import io.brook.broker.groups.Settlement.Range;
+import io.brook.broker.groups.share.ShareFetchSink;
+import io.brook.broker.groups.share.ShareFetchStart;
+import io.brook.broker.groups.share.ShareHeartbeatAnswer;
 import io.brook.broker.records.LogRecord;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;
@@ -44,6 +47,7 @@ public final class AckGroup extends Group {
   private final AckWindows windows = new AckWindows(this);
   private final AckDispatch dispatch = new AckDispatch(this);
   private final Map<String, AckMember> members = new LinkedHashMap<>();
+  private final ShareMembers shares = new ShareMembers(this);
   private final DeadLetters deadLetters;
   /** The earliest lease deadline or redelivery time the tick has to act on. */
   private long nextDeadlineMs = Long.MAX_VALUE;
@@ -112,6 +116,10 @@ public final class AckGroup extends Group {
       ctx.topics().get(t); // UNKNOWN_TOPIC for a topic that does not exist
     }
     long now = ctx.clock().millis();
+    if (shares.has(clientId)) {
+      throw error(BrokerError.INVALID_REQUEST, "client_id '" + clientId + "' is a Kafka share member's id in group '"
+          + name + "'");
+    }
     AckMember m = clientId.isEmpty() ? null : members.get(clientId);
     if (m != null) {
       Ownership.check(m.owner(), owner, memberName(m.id()));
@@ -248,6 +256,43 @@ public final class AckGroup extends Group {
         m.id(), taken.values().stream().mapToInt(Ranges::count).sum());
   }
 
+  /** A Kafka share member's heartbeat (ShareGroupHeartbeat): join with epoch 0, leave with -1. */
+  public synchronized ShareHeartbeatAnswer shareHeartbeat(String memberId, int epoch, List<String> topics,
+      String clientId, String host, String principal) {
+    return shares.heartbeat(memberId, epoch, topics, clientId, host, principal, ctx.clock().millis());
+  }
+
+  /**
+   * A Kafka share member's ShareFetch or ShareAcknowledge on its share session: see
+   * {@link ShareMembers#fetch}. The records it waits for come under this monitor: continue asynchronously.
+   */
+  public synchronized ShareFetchStart shareFetch(String memberId, String principal, int epoch,
+      Collection<TopicPartition> added, Collection<TopicPartition> forgotten, Settlement acks, boolean fetch,
+      long maxRecords, long maxBytes) {
+    if (!acks.acks().isEmpty() || acks.nacks().stream().anyMatch(Nack::reject)) {
+      ctx.disk().check(DiskWrite.ACK);
+    }
+    return shares.fetch(memberId, principal, epoch, added, forgotten, acks, fetch, maxRecords, maxBytes,
+        ctx.clock().millis());
+  }
+
+  /** A share fetch's wait ran out: answered with nothing if no dispatch answered it. */
+  public synchronized void shareFetchTimedOut(ShareFetchSink sink, java.util.concurrent.CompletableFuture<?> fetch) {
+    sink.timedOut(fetch);
+  }
+
+  AckMember memberById(String id) {
+    return members.get(id);
+  }
+
+  void addMember(AckMember m) {
+    members.put(m.id(), m);
+  }
+
+  void removeMember(AckMember m) {
+    members.remove(m.id());
+  }
+
   /** Asks for a dispatch on the executor; many asks before it runs make one. */
   public void requestDispatch() {
     dispatch.request();
@@ -310,6 +355,7 @@ public final class AckGroup extends Group {
 
   @Override
   synchronized void tick(long now) {
+    shares.expire(now);
     if (now >= nextDeadlineMs) {
       long min = Long.MAX_VALUE;
       int expired = 0;
@@ -341,7 +387,9 @@ public final class AckGroup extends Group {
     List<GroupView.Member> ms = new ArrayList<>();
     for (AckMember m : members.values()) {
       List<TopicPartition> topics = m.topics().stream().sorted().map(t -> new TopicPartition(t, -1)).toList();
-      ms.add(new GroupView.Member(m.id(), m.keepsLeases() ? m.id() : "", m.address(), topics, m.lastSeenMs(),
+      String kafkaClient = shares.clientIdOf(m.id());
+      String clientId = kafkaClient != null ? kafkaClient : m.keepsLeases() ? m.id() : "";
+      ms.add(new GroupView.Member(m.id(), clientId, m.address(), topics, m.lastSeenMs(),
           m.leasedRecords(), m.sink() != null));
     }
     List<GroupView.PartitionView> parts = new ArrayList<>();
@@ -351,7 +399,8 @@ public final class AckGroup extends Group {
           ap.unsettled(), ap.deadLettered(), ap.redeliveries(), ap.deletedUnsettled()));
     }
     parts.sort((a, b) -> a.tp().compareTo(b.tp()));
-    return new GroupView(name, mode(), GroupProtocol.NONE, "share", "", state(), kafkaState(), 0, config.effective(), ms,
+    return new GroupView(name, mode(), GroupProtocol.NONE, "share", "", state(), kafkaState(), shares.groupEpoch(),
+        config.effective(), ms,
         parts);
   }
 

@@ -164,6 +164,30 @@ public final class GroupManager implements AutoCloseable {
         "is in ack mode (a share group to Kafka): Kafka consumers cannot use it");
   }
 
+  /**
+   * The ack group a Kafka share member names (any id {@link GroupIds} allows), created when absent
+   * (kept when its members leave: its records' state is what a share group is); refuses an offset group.
+   */
+  public AckGroup kafkaShareGroup(String id, boolean create) {
+    Group g = groups.get(id);
+    if (g == null && create) {
+      synchronized (this) {
+        g = groups.get(id);
+        if (g == null) {
+          g = create(id, GroupMode.ACK, Map.of(), false);
+        }
+      }
+    }
+    if (g == null) {
+      get(id); // UNKNOWN_GROUP, or INVALID_REQUEST for a bad id
+    }
+    if (g.mode() != GroupMode.ACK) {
+      throw new BrokerException(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + id + "' is a consumer group (offset"
+          + " mode), not a share group");
+    }
+    return (AckGroup) g;
+  }
+
   /** The ack group, created when absent (Receive); refuses an offset group. */
   public AckGroup ackGroup(String name, boolean create) {
     return (AckGroup) inMode(name, GroupMode.ACK, create, false,

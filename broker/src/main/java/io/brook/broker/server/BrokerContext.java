@@ -7,6 +7,7 @@ import io.brook.broker.config.BrokerKeys;
 import io.brook.broker.config.CrossKeyRules;
 import io.brook.broker.config.TopicDefaults;
 import io.brook.broker.core.AckService;
+import io.brook.broker.core.ShareGroupService;
 import io.brook.broker.core.ConsumerGroupService;
 import io.brook.broker.core.FetchService;
 import io.brook.broker.core.ClassicGroupService;
@@ -107,6 +108,7 @@ final class BrokerContext {
   final ClassicGroupService classicGroups;
   final ConsumerGroupService consumerGroups;
   final AckService ackService;
+  final ShareGroupService shareGroups;
   private final ActiveWriters<Partition> appending = new ActiveWriters<>(ACTIVE_WRITER_WINDOW_MS, System::nanoTime);
 
   /**
@@ -191,6 +193,7 @@ final class BrokerContext {
         config.get(BrokerKeys.GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS), config.get(BrokerKeys.GROUP_CONSUMER_SESSION_TIMEOUT_MS),
         config.get(BrokerKeys.GROUP_CONSUMER_MIGRATION_POLICY), config.get(BrokerKeys.GROUP_INITIAL_REBALANCE_DELAY_MS)));
     ackService = new AckService(groups);
+    shareGroups = new ShareGroupService(groups, fetch, readExecutor, timer, config.get(BrokerKeys.FETCH_MAX_WAIT_MS));
   }
 
   /** The disk guard's writers: partitions appended to lately plus every group's journal (D19). */

@@ -7,6 +7,9 @@ import io.brook.broker.kafka.KafkaListenerInfo;
 import io.brook.broker.kafka.access.AuthenticationGate;
 import io.brook.broker.kafka.apis.ConsumerOffsetsTopic;
 import io.brook.broker.kafka.apis.ConsumerGroupDescribeApi;
+import io.brook.broker.kafka.apis.ShareAcknowledgeApi;
+import io.brook.broker.kafka.apis.ShareFetchApi;
+import io.brook.broker.kafka.apis.ShareGroupHeartbeatApi;
 import io.brook.broker.kafka.apis.ConsumerGroupHeartbeatApi;
 import io.brook.broker.kafka.apis.CreatePartitionsApi;
 import io.brook.broker.kafka.apis.CreateTopicsApi;
@@ -93,7 +96,10 @@ final class KafkaEndpoint implements AutoCloseable {
         new HeartbeatApi(ctx.classicGroups),
         new LeaveGroupApi(ctx.classicGroups),
         new ConsumerGroupHeartbeatApi(ctx.consumerGroups),
-        new ConsumerGroupDescribeApi(ctx.consumerGroups));
+        new ConsumerGroupDescribeApi(ctx.consumerGroups),
+        new ShareGroupHeartbeatApi(ctx.shareGroups),
+        new ShareFetchApi(ctx.shareGroups, ctx.topicAdmin),
+        new ShareAcknowledgeApi(ctx.shareGroups, ctx.topicAdmin));
   }
 
   synchronized void start() throws IOException {

@@ -156,7 +156,7 @@ public final class FetchApi implements KafkaApi {
   }
 
   /** The Kafka parts of version 2 stored batches (BatchForm.KAFKA): one batch without a copy. */
-  private static ByteBuffer joined(List<byte[]> batches) {
+  static ByteBuffer joined(List<byte[]> batches) {
     int prefix = BatchFormat.V2_PREFIX_SIZE;
     if (batches.size() == 1) {
       byte[] b = batches.get(0);

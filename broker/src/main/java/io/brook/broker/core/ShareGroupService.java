@@ -54,19 +54,32 @@ public final class ShareGroupService {
 
   /** A ShareFetch or ShareAcknowledge. */
   public CompletableFuture<ShareFetchResult> fetch(ShareFetchCall c) {
+    return start(c).result();
+  }
+
+  /**
+   * A fetch under way, and how to end its wait early: its connection closed, so records handed to it
+   * now would reach nobody (ended before any came, it answers empty and holds nothing).
+   */
+  public record Pending(CompletableFuture<ShareFetchResult> result, Runnable cancel) {}
+
+  /** A ShareFetch or ShareAcknowledge that may be cancelled while it waits. */
+  public Pending start(ShareFetchCall c) {
     AckGroup g = groups.kafkaShareGroup(c.group(), false);
     ShareFetchStart st = g.shareFetch(c.memberId(), c.principal(), c.epoch(), c.added(), c.forgotten(), c.acks(),
         c.fetch(), c.maxRecords(), c.maxBytes());
     if (st.records() == null) {
-      return CompletableFuture.completedFuture(new ShareFetchResult(st.ackFailures(), List.of(), st.lockMs()));
+      return new Pending(CompletableFuture.completedFuture(new ShareFetchResult(st.ackFailures(), List.of(),
+          st.lockMs())), () -> { });
     }
     long waitMs = Math.max(0, Math.min(c.maxWaitMs(), maxWaitMs));
     ScheduledFuture<?> timeout = timer.schedule(() -> g.shareFetchTimedOut(st.sink(), st.records()), waitMs,
         TimeUnit.MILLISECONDS);
-    return st.records().thenApplyAsync(ds -> {
+    CompletableFuture<ShareFetchResult> result = st.records().thenApplyAsync(ds -> {
       timeout.cancel(false);
       return new ShareFetchResult(st.ackFailures(), acquired(ds), st.lockMs());
     }, readExecutor);
+    return new Pending(result, () -> g.shareFetchTimedOut(st.sink(), st.records()));
   }
 
   /** Deliveries by partition, in runs of consecutive offsets with one delivery count, with their batches. */

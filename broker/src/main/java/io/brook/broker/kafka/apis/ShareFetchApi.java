@@ -86,13 +86,19 @@ public final class ShareFetchApi implements KafkaApi {
     ShareFetchCall call = new ShareFetchCall(body.groupId(), body.memberId(), request.caller().principal(),
         body.shareSessionEpoch(), parts.named, forgotten, parts.acks, true, maxRecords,
         body.maxBytes() > 0 ? body.maxBytes() : Integer.MAX_VALUE, Math.max(0, body.maxWaitMs()));
-    CompletableFuture<ShareFetchResult> result;
+    ShareGroupService.Pending pending;
     try {
-      result = shares.fetch(call);
+      pending = shares.start(call);
     } catch (RuntimeException e) {
       return done(refused(response, e));
     }
-    return result.handle((r, e) -> e != null ? refused(response, e) : answer(response, parts, r));
+    // A connection that closes while the fetch waits ends the wait: records then stay with the group.
+    Runnable closed = pending.cancel();
+    request.memory().connection().onClose(closed);
+    return pending.result().handle((r, e) -> {
+      request.memory().connection().removeOnClose(closed);
+      return e != null ? refused(response, e) : answer(response, parts, r);
+    });
   }
 
   private static ShareFetchResponseData answer(ShareFetchResponseData response, ShareParts parts, ShareFetchResult r) {

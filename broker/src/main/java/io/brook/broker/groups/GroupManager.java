@@ -220,8 +220,13 @@ public final class GroupManager implements AutoCloseable {
   public void configureAck(String name, Map<String, String> set, List<String> remove, boolean validateOnly) {
     Group g = find(name);
     if (g == null) {
-      if (validateOnly) {
+      try {
         TopicName.check("group", name);
+      } catch (BrokerException e) {
+        throw new BrokerException(BrokerError.INVALID_REQUEST, e.getMessage() + " (an ack group, a share group to "
+            + "Kafka, is created only under such a name)");
+      }
+      if (validateOnly) {
         GroupConfig.of(name, set);
         return;
       }

@@ -126,6 +126,14 @@ class GroupConfigsApisTest {
   }
 
   @Test
+  void anAbsentGroupIsCreatedOnlyUnderAnAckGroupName() throws Exception {
+    AlterConfigsResourceResponse r = alter(false, "two words", op("share.auto.offset.reset", OpType.SET, "earliest"));
+    assertThat(r.errorCode()).isEqualTo(Errors.INVALID_CONFIG.code());
+    assertThat(r.errorMessage()).contains("invalid group name 'two words'", "share group");
+    assertThat(describe("two words").errorCode()).isEqualTo(Errors.NONE.code()); // Kafka ids: describable
+  }
+
+  @Test
   void anOffsetGroupRefusesShareKeys() throws Exception {
     core.groups.create("offsets", GroupMode.OFFSET, Map.of(), t -> true);
     AlterConfigsResourceResponse r = alter(false, "offsets", op("share.auto.offset.reset", OpType.SET, "earliest"));

@@ -4,6 +4,7 @@ import io.brook.broker.groups.CommitOutcome;
 import io.brook.broker.groups.CommitRequest;
 import io.brook.broker.groups.CommittedOffset;
 import io.brook.broker.groups.Group;
+import io.brook.broker.groups.GroupConfig;
 import io.brook.broker.groups.GroupManager;
 import io.brook.broker.groups.GroupManager.ResetOutcome;
 import io.brook.broker.groups.GroupManager.ResetTo;
@@ -177,6 +178,27 @@ public final class GroupService {
   public GroupView alterConfig(String group, Map<String, String> set, List<String> remove,
       Predicate<String> visibleTopics) {
     return groups.alterConfig(group, set, remove).describe().only(visibleTopics);
+  }
+
+  /** A group's mode (null: no such group) and config (the defaults for an absent group). */
+  public record ConfiguredGroup(GroupMode mode, GroupConfig config) {}
+
+  /** The group's config as Kafka's GROUP config resource shows it: an absent group has the defaults. */
+  public ConfiguredGroup configOf(String group) {
+    Group g = groups.find(group);
+    return g == null ? new ConfiguredGroup(null, GroupConfig.of(group, Map.of()))
+        : new ConfiguredGroup(g.mode(), g.config());
+  }
+
+  /**
+   * Sets and removes config keys of an ack-mode group, creating it when absent (Kafka lets a share
+   * group's config be set before it has members); validate-only writes nothing.
+   *
+   * @throws io.brook.broker.errors.BrokerException INCONSISTENT_GROUP_MODE for an offset-mode group;
+   *     INVALID_REQUEST for a bad key, value or (new group) name
+   */
+  public void configureAck(String group, Map<String, String> set, List<String> remove, boolean validateOnly) {
+    groups.configureAck(group, set, remove, validateOnly);
   }
 
   /** Every group, by name. */

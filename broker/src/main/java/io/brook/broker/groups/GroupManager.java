@@ -237,6 +237,43 @@ public final class GroupManager implements AutoCloseable {
   }
 
   /**
+   * Sets and removes config keys of an ack group, creating it when absent (Kafka's GROUP config
+   * resource: a share group's config may be set before the group has members); an offset group is
+   * INCONSISTENT_GROUP_MODE. Validate-only checks the same and writes nothing.
+   */
+  public void configureAck(String name, Map<String, String> set, List<String> remove, boolean validateOnly) {
+    Group g = find(name);
+    if (g == null) {
+      try {
+        TopicName.check("group", name);
+      } catch (BrokerException e) {
+        throw new BrokerException(BrokerError.INVALID_REQUEST, e.getMessage() + " (an ack group, a share group to "
+            + "Kafka, is created only under such a name)");
+      }
+      if (validateOnly) {
+        GroupConfig.of(name, set);
+        return;
+      }
+      synchronized (this) {
+        if (groups.get(name) == null) {
+          create(name, GroupMode.ACK, set);
+          return;
+        }
+      }
+      g = groups.get(name);
+    }
+    if (g.mode() != GroupMode.ACK) {
+      throw new BrokerException(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name + "' is in offset mode (a "
+          + "consumer group to Kafka): its config is the broker's, and ack-mode (share group) keys do not apply");
+    }
+    if (validateOnly) {
+      g.config().with(set, remove);
+    } else {
+      g.alterConfig(set, remove);
+    }
+  }
+
+  /**
    * Committed offsets (ack mode: the lowest unsettled offsets) of the topics a caller may see;
    * empty for an unknown group.
    */

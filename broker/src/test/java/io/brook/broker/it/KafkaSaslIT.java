@@ -1,6 +1,7 @@
 package io.brook.broker.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brook.broker.it.kafka.KafkaWire;
 import java.io.IOException;
@@ -475,6 +476,25 @@ class KafkaSaslIT {
         assertThat(r.name()).isNull();
         assertThat(r.errorMessage()).doesNotContain("orders");
       });
+    }
+  }
+
+  /** D66: a group's config needs admin on the group to alter, any permission to describe. */
+  @Test
+  void groupConfigsNeedAPermissionOnTheGroup() throws Exception {
+    ConfigResource shared = new ConfigResource(ConfigResource.Type.GROUP, "billing-share");
+    Map<ConfigResource, java.util.Collection<org.apache.kafka.clients.admin.AlterConfigOp>> earliest = Map.of(shared,
+        List.of(new org.apache.kafka.clients.admin.AlterConfigOp(new ConfigEntry("share.auto.offset.reset",
+            "earliest"), org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET)));
+    try (Admin eve = Admin.create(clientProps("PLAIN", "eve", EVE_TOKEN));
+        Admin alice = Admin.create(clientProps("PLAIN", "alice", ALICE_TOKEN))) {
+      assertThatThrownBy(() -> eve.incrementalAlterConfigs(earliest).all().get(30, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(org.apache.kafka.common.errors.GroupAuthorizationException.class);
+      assertThatThrownBy(() -> eve.describeConfigs(List.of(shared)).all().get(30, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(org.apache.kafka.common.errors.GroupAuthorizationException.class);
+      alice.incrementalAlterConfigs(earliest).all().get(30, TimeUnit.SECONDS);
+      assertThat(alice.describeConfigs(List.of(shared)).all().get(30, TimeUnit.SECONDS).get(shared)
+          .get("share.auto.offset.reset").value()).isEqualTo("earliest");
     }
   }
 

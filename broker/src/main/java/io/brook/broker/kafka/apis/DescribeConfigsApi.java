@@ -1,5 +1,6 @@
 package io.brook.broker.kafka.apis;
 
+import io.brook.broker.core.GroupService;
 import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.core.TopicInfo;
 import io.brook.broker.errors.BrokerException;
@@ -16,6 +17,7 @@ import org.apache.kafka.common.message.DescribeConfigsRequestData.DescribeConfig
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResult;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsSynonym;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -25,15 +27,19 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
 /**
  * DescribeConfigs for TOPIC resources (Brook's topic configs under Kafka's names, see
  * {@link KafkaTopicConfigs}) and the BROKER resource (node 0, or "" for the cluster default: the
- * broker's own keys, all read-only, from its config file, environment or flags).
+ * broker's own keys, all read-only, from its config file, environment or flags) and GROUP resources
+ * (Kafka's group keys on Brook's group config, see {@link KafkaGroupConfigs}; an absent group has the
+ * defaults, as in Kafka).
  */
 public final class DescribeConfigsApi implements KafkaApi {
   private final TopicAdmin admin;
   private final BrokerSettings broker;
+  private final GroupService groups;
 
-  public DescribeConfigsApi(TopicAdmin admin, BrokerSettings broker) {
+  public DescribeConfigsApi(TopicAdmin admin, BrokerSettings broker, GroupService groups) {
     this.admin = admin;
     this.broker = broker;
+    this.groups = groups;
   }
 
   @Override
@@ -60,6 +66,14 @@ public final class DescribeConfigsApi implements KafkaApi {
           .setResourceName(r.resourceName());
       try {
         List<DescribeConfigsResourceResult> configs = configs(r, request.caller());
+        for (DescribeConfigsResourceResult c : configs) {
+          if (!body.includeSynonyms()) { // as Kafka: synonyms and documentation only when asked
+            c.setSynonyms(new ArrayList<>());
+          }
+          if (!body.includeDocumentation()) {
+            c.setDocumentation(null);
+          }
+        }
         if (r.configurationKeys() != null) {
           configs.removeIf(c -> !r.configurationKeys().contains(c.name()));
         }
@@ -67,7 +81,8 @@ public final class DescribeConfigsApi implements KafkaApi {
       } catch (Refused e) {
         results.add(result.setErrorCode(e.failure.code()).setErrorMessage(e.failure.message()));
       } catch (BrokerException e) {
-        Failure f = KafkaErrors.of(e).invalidRequestAs(Errors.INVALID_TOPIC_EXCEPTION);
+        Failure f = KafkaErrors.of(e).invalidRequestAs(r.resourceType() == ConfigResource.Type.GROUP.id()
+            ? Errors.INVALID_REQUEST : Errors.INVALID_TOPIC_EXCEPTION);
         results.add(result.setErrorCode(f.code()).setErrorMessage(f.message()));
       }
     }
@@ -105,8 +120,21 @@ public final class DescribeConfigsApi implements KafkaApi {
       }
       return out;
     }
-    throw new Refused(new Failure(Errors.INVALID_REQUEST, "Brook describes configs of topics and of the broker "
-        + "only, not of resource type " + type));
+    if (type == ConfigResource.Type.GROUP) {
+      if (!caller.anyOnGroup(r.resourceName())) {
+        throw new Refused(Unauthorized.group(caller, "any permission", r.resourceName()));
+      }
+      for (KafkaGroupConfigs.Entry e : KafkaGroupConfigs.describe(groups.configOf(r.resourceName()), broker)) {
+        DescribeConfigsResourceResult c = entry(e.name(), e.value(), e.readOnly(), e.source(), e.type(), false)
+            .setDocumentation(e.doc());
+        e.synonyms().forEach(s -> c.synonyms().add(new DescribeConfigsSynonym().setName(s.name())
+            .setValue(s.value()).setSource(s.source().id())));
+        out.add(c);
+      }
+      return out;
+    }
+    throw new Refused(new Failure(Errors.INVALID_REQUEST, "Brook describes configs of topics, groups and the "
+        + "broker only, not of resource type " + type));
   }
 
   private static DescribeConfigsResourceResult entry(String name, String value, boolean readOnly,

@@ -1,5 +1,6 @@
 package io.brook.broker.kafka.apis;
 
+import io.brook.broker.core.GroupService;
 import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.errors.BrokerException;
 import io.brook.broker.kafka.KafkaApi;
@@ -27,12 +28,19 @@ import org.apache.kafka.common.protocol.Errors;
  * change, all of one resource at once or none. APPEND and SUBTRACT (for list-valued keys, which Brook's
  * topics do not have) are INVALID_REQUEST; unknown keys and values Brook does not implement are
  * INVALID_CONFIG. The broker's own settings are fixed at start: altering them is INVALID_REQUEST.
+ * GROUP resources (D66): Kafka's group keys on Brook's group config ({@link KafkaGroupConfigs}); setting
+ * one on an absent group creates it as an ack group (a share group to Kafka), as Kafka keeps a group's
+ * config before the group exists.
  */
 public final class IncrementalAlterConfigsApi implements KafkaApi {
   private final TopicAdmin admin;
+  private final GroupService groups;
+  private final BrokerSettings broker;
 
-  public IncrementalAlterConfigsApi(TopicAdmin admin) {
+  public IncrementalAlterConfigsApi(TopicAdmin admin, GroupService groups, BrokerSettings broker) {
     this.admin = admin;
+    this.groups = groups;
+    this.broker = broker;
   }
 
   @Override
@@ -72,14 +80,21 @@ public final class IncrementalAlterConfigsApi implements KafkaApi {
       return new Failure(Errors.INVALID_REQUEST, "the broker's settings are read at start (config file, "
           + "environment, flags) and cannot be altered at runtime");
     }
-    if (type != ConfigResource.Type.TOPIC) {
-      return new Failure(Errors.INVALID_REQUEST, "Brook alters configs of topics only, not of resource type " + type);
-    }
-    if (!caller.adminTopic(r.resourceName())) {
+    if (type == ConfigResource.Type.GROUP) {
+      if (!caller.adminGroup(r.resourceName())) {
+        return Unauthorized.group(caller, "admin", r.resourceName());
+      }
+    } else if (type != ConfigResource.Type.TOPIC) {
+      return new Failure(Errors.INVALID_REQUEST, "Brook alters configs of topics and groups only, not of resource "
+          + "type " + type);
+    } else if (!caller.adminTopic(r.resourceName())) {
       return Unauthorized.topic(caller, "admin", r.resourceName());
     }
+    boolean group = type == ConfigResource.Type.GROUP;
     try {
-      TopicAdmin.checkName(r.resourceName());
+      if (!group) {
+        TopicAdmin.checkName(r.resourceName());
+      }
     } catch (BrokerException e) {
       return new Failure(Errors.INVALID_TOPIC_EXCEPTION, e.getMessage());
     }
@@ -92,10 +107,14 @@ public final class IncrementalAlterConfigsApi implements KafkaApi {
       } else if (op == AlterConfigOp.OpType.DELETE) {
         delete.add(c.name());
       } else {
-        return new Failure(Errors.INVALID_REQUEST, (op == null ? "operation " + c.configOperation() : op)
-            + " on " + c.name() + " is not supported: Brook's topic configs take SET and DELETE only (no list-valued "
-            + "keys)");
+        // Kafka answers INVALID_CONFIG for a group key (none is a list), INVALID_REQUEST for a topic's.
+        return new Failure(group ? Errors.INVALID_CONFIG : Errors.INVALID_REQUEST, (op == null ? "operation "
+            + c.configOperation() : op) + " on " + c.name() + " is not supported: Brook's " + (group ? "group" : "topic")
+            + " configs take SET and DELETE only (no list-valued keys)");
       }
+    }
+    if (group) {
+      return alterGroup(r.resourceName(), set, delete, validateOnly);
     }
     try {
       Map<String, String> brookSet = KafkaTopicConfigs.toBrook(set);
@@ -106,6 +125,20 @@ public final class IncrementalAlterConfigsApi implements KafkaApi {
         admin.alterConfig(r.resourceName(), brookSet, brookDelete);
       } else {
         admin.describe(r.resourceName()); // only fixed keys at their value: nothing to write, the topic must exist
+      }
+      return null;
+    } catch (Refused e) {
+      return e.failure;
+    } catch (BrokerException e) {
+      return KafkaErrors.of(e).invalidRequestAs(Errors.INVALID_CONFIG);
+    }
+  }
+
+  private Failure alterGroup(String group, Map<String, String> set, List<String> delete, boolean validateOnly) {
+    try {
+      KafkaGroupConfigs.Change c = KafkaGroupConfigs.toBrook(group, groups.configOf(group).mode(), set, delete, broker);
+      if (!c.isEmpty()) {
+        groups.configureAck(group, c.set(), c.remove(), validateOnly);
       }
       return null;
     } catch (Refused e) {

@@ -91,7 +91,7 @@ class ConfigsApisTest {
   void unknownTopicsAndOtherResourcesAreErrorsOfTheirResource() throws Exception {
     assertThat(describe((short) 4, ConfigResource.Type.TOPIC, "nope", null).errorCode())
         .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-    assertThat(describe((short) 4, ConfigResource.Type.GROUP, "g", null).errorCode())
+    assertThat(describe((short) 4, ConfigResource.Type.CLIENT_METRICS, "m", null).errorCode())
         .isEqualTo(Errors.INVALID_REQUEST.code());
     assertThat(describe((short) 4, ConfigResource.Type.BROKER, "3", null).errorCode())
         .isEqualTo(Errors.INVALID_REQUEST.code());

@@ -165,8 +165,8 @@ public final class GroupManager implements AutoCloseable {
   }
 
   /**
-   * The ack group a Kafka share member names (any id {@link GroupIds} allows), created when absent
-   * (kept when its members leave: its records' state is what a share group is); refuses an offset group.
+   * The ack group a Kafka share member names, created when absent under a Brook name (kept when its
+   * members leave: its records' state is what a share group is); refuses an offset group.
    */
   public AckGroup kafkaShareGroup(String id, boolean create) {
     Group g = groups.get(id);
@@ -174,6 +174,7 @@ public final class GroupManager implements AutoCloseable {
       synchronized (this) {
         g = groups.get(id);
         if (g == null) {
+          checkAckName(id);
           g = create(id, GroupMode.ACK, Map.of(), false);
         }
       }
@@ -241,15 +242,23 @@ public final class GroupManager implements AutoCloseable {
    * resource: a share group's config may be set before the group has members); an offset group is
    * INCONSISTENT_GROUP_MODE. Validate-only checks the same and writes nothing.
    */
+  /**
+   * An ack group is created only under a Brook name, whichever door asks: its dead-letter topic is
+   * named after it by default.
+   */
+  private static void checkAckName(String name) {
+    try {
+      TopicName.check("group", name);
+    } catch (BrokerException e) {
+      throw new BrokerException(BrokerError.INVALID_REQUEST, e.getMessage() + " (an ack group, a share group to "
+          + "Kafka, is created only under such a name)");
+    }
+  }
+
   public void configureAck(String name, Map<String, String> set, List<String> remove, boolean validateOnly) {
     Group g = find(name);
     if (g == null) {
-      try {
-        TopicName.check("group", name);
-      } catch (BrokerException e) {
-        throw new BrokerException(BrokerError.INVALID_REQUEST, e.getMessage() + " (an ack group, a share group to "
-            + "Kafka, is created only under such a name)");
-      }
+      checkAckName(name);
       if (validateOnly) {
         GroupConfig.of(name, set);
         return;

@@ -4,13 +4,14 @@
 # module proxy at the pinned version (`go mod download`, cached in the module cache); its tests run where
 # the module cache keeps it, with `go test` (the build is cached in GOCACHE after the first run, ~40 s).
 #
-#   scripts/kgo-check.sh BOOTSTRAP [-run quick|groups|quick-groups|txn|share|broker|all|REGEX]
+#   scripts/kgo-check.sh BOOTSTRAP [-run quick|groups|quick-groups|quick-groups-share|txn|share|broker|all|REGEX]
 #
 #   quick    (default) the tests that talk to a broker and need no consumer group, transaction or
 #            share group: metadata, produce (idempotent, every codec), fetch by partition, topic admin
 #   groups   the tests that need classic (or KIP-848) consumer groups, FindCoordinator or OffsetFetch
 #   quick-groups  quick + groups in one go test (the suite runs its tests in parallel: about the time
-#            of the longest, TestGroupETL); what make test runs
+#            of the longest, TestGroupETL)
+#   quick-groups-share  quick + groups + share in one go test; what make test runs
 #   txn      the tests that need transactions (Brook: expected to fail, transactions are out of scope)
 #   share    the share-group (KIP-932) tests (they skip themselves on a broker without ShareFetch v2)
 #   broker   quick + groups + txn + share: every test that talks to a broker
@@ -50,7 +51,7 @@ TXN_TESTS=(TestTxnEtl)
 SHARE_TESTS=(TestShareGroup TestShareGroupETL TestShareGroupAckOnClose TestShareGroupOffsetsAdmin
   TestConsumeRegexShareSkipsInternal)
 
-usage() { echo "usage: $0 BOOTSTRAP [-run quick|groups|quick-groups|txn|share|broker|all|REGEX]" >&2; exit 2; }
+usage() { echo "usage: $0 BOOTSTRAP [-run quick|groups|quick-groups|quick-groups-share|txn|share|broker|all|REGEX]" >&2; exit 2; }
 [[ $# -eq 1 || ( $# -eq 3 && "$2" == -run ) ]] || usage
 BOOTSTRAP=$1
 LIST=${3:-quick}
@@ -59,6 +60,7 @@ case "$LIST" in
   quick) RUN="$(anchored "${QUICK_TESTS[@]}")" ;;
   groups) RUN="$(anchored "${GROUP_TESTS[@]}")" ;;
   quick-groups) RUN="$(anchored "${QUICK_TESTS[@]}" "${GROUP_TESTS_PASSING[@]}")" ;;
+  quick-groups-share) RUN="$(anchored "${QUICK_TESTS[@]}" "${GROUP_TESTS_PASSING[@]}" "${SHARE_TESTS[@]}")" ;;
   txn) RUN="$(anchored "${TXN_TESTS[@]}")" ;;
   share) RUN="$(anchored "${SHARE_TESTS[@]}")" ;;
   broker) RUN="$(anchored "${QUICK_TESTS[@]}" "${GROUP_TESTS[@]}" "${TXN_TESTS[@]}" "${SHARE_TESTS[@]}")" ;;

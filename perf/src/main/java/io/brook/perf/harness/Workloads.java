@@ -175,6 +175,13 @@ final class Workloads {
           + " records, its default producer settings", Kind.PRODUCER_PERF, BROOK_KAFKA_PROTOCOL, "kafka", size,
           toolRecords, 4, 1, 0, 0, 0, 0, PRODUCER_PERF_DEFAULTS, goals, produce, timeout));
     }
+    // The same KafkaShareConsumer on both brokers: Brook's share groups are its ack groups (issue 27, D65).
+    w.add(new Workload("kafka-ack-4-consumers", "Kafka protocol: 4 KafkaShareConsumers receive and accept each 1 KiB"
+        + " record (explicit acknowledgement)", Kind.ACK, BROOK_KAFKA_PROTOCOL, "kafka", 1024, smoke ? 5_000 : 1_000_000,
+        4, 1, 4, 0, 0, 0, s, List.of(new Goal("records_per_s", 3.0, "share groups >= 3x Kafka"),
+            new Goal("broker_cpu_us_per_record", 0.5, "broker CPU per record <= 0.5x Kafka")),
+        List.of(RECORDS_PER_S, CPU_PER_RECORD, MB_PER_S, new Metric("redelivered", "redelivered", "lower"), BROKER_CPU),
+        timeout));
     return w;
   }
 }

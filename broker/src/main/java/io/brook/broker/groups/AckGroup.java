@@ -374,6 +374,11 @@ public final class AckGroup extends Group {
 
   @Override
   synchronized void topicDeleted(Topic topic) {
+    dropWindows(topic);
+  }
+
+  /** Forgets the group's windows on a topic (journaled) and gives the members' room back. */
+  synchronized void dropWindows(Topic topic) {
     for (int key : forgetTopic(topic)) {
       AckPartition ap = windows.remove(key);
       if (ap != null) {

@@ -5,16 +5,19 @@ import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
 import io.brook.broker.kafka.access.AuthenticationGate;
+import io.brook.broker.kafka.apis.AlterShareGroupOffsetsApi;
 import io.brook.broker.kafka.apis.ConsumerOffsetsTopic;
 import io.brook.broker.kafka.apis.ConsumerGroupDescribeApi;
 import io.brook.broker.kafka.apis.ConsumerGroupHeartbeatApi;
 import io.brook.broker.kafka.apis.CreatePartitionsApi;
 import io.brook.broker.kafka.apis.CreateTopicsApi;
 import io.brook.broker.kafka.apis.DeleteGroupsApi;
+import io.brook.broker.kafka.apis.DeleteShareGroupOffsetsApi;
 import io.brook.broker.kafka.apis.DeleteTopicsApi;
 import io.brook.broker.kafka.apis.DescribeClusterApi;
 import io.brook.broker.kafka.apis.DescribeConfigsApi;
 import io.brook.broker.kafka.apis.DescribeGroupsApi;
+import io.brook.broker.kafka.apis.DescribeShareGroupOffsetsApi;
 import io.brook.broker.kafka.apis.FetchApi;
 import io.brook.broker.kafka.apis.FindCoordinatorApi;
 import io.brook.broker.kafka.apis.HeartbeatApi;
@@ -29,6 +32,7 @@ import io.brook.broker.kafka.apis.OffsetCommitApi;
 import io.brook.broker.kafka.apis.OffsetDeleteApi;
 import io.brook.broker.kafka.apis.OffsetFetchApi;
 import io.brook.broker.kafka.apis.ProduceApi;
+import io.brook.broker.kafka.apis.ShareGroupDescribeApi;
 import io.brook.broker.kafka.sasl.SaslAuthenticateApi;
 import io.brook.broker.kafka.sasl.SaslHandshakeApi;
 import io.brook.broker.kafka.apis.SyncGroupApi;
@@ -93,7 +97,11 @@ final class KafkaEndpoint implements AutoCloseable {
         new HeartbeatApi(ctx.classicGroups),
         new LeaveGroupApi(ctx.classicGroups),
         new ConsumerGroupHeartbeatApi(ctx.consumerGroups),
-        new ConsumerGroupDescribeApi(ctx.consumerGroups));
+        new ConsumerGroupDescribeApi(ctx.consumerGroups),
+        new ShareGroupDescribeApi(ctx.shareGroups, ctx.topicAdmin),
+        new DescribeShareGroupOffsetsApi(ctx.shareGroups, ctx.topicAdmin),
+        new AlterShareGroupOffsetsApi(ctx.shareGroups, ctx.topicAdmin),
+        new DeleteShareGroupOffsetsApi(ctx.shareGroups, ctx.topicAdmin));
   }
 
   synchronized void start() throws IOException {

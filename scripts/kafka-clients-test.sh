@@ -3,7 +3,8 @@
 # test-all runs this after Maven): Debian's kcat (librdkafka 2.0.2) with every codec, Kafka 4.3.1's
 # tools (TopicCommand, ConsoleProducer, ConsoleConsumer; ConfigCommand on groups: kafka-group-configs-check.sh), kcat over SASL_SSL (kcat-sasl-check.sh, a broker
 # of its own with auth), consumer groups through Kafka's kafka-consumer-groups, the console consumer and
-# kcat -G (kafka-groups-check.sh), and franz-go's kgo tests of the quick, groups and share lists. Each prints its own "NAME-check: N passed, N failed" line,
+# kcat -G (kafka-groups-check.sh), share groups through kafka-share-groups (kafka-share-groups-check.sh),
+# and franz-go's kgo tests of the quick, groups and share lists. Each prints its own "NAME-check: N passed, N failed" line,
 # which test-all's summary adds up; this script fails when one of them fails.
 # KGO_LIST picks another kgo list (make test-full: broker, every test that talks to a broker).
 # KAFKA_GROUP_CHECKS=0 leaves the group checks out (not a BROOK_ name: the broker would take it for a
@@ -41,6 +42,7 @@ bash scripts/kafka-tools-check.sh "$BOOTSTRAP" || rc=1
 bash scripts/kafka-group-configs-check.sh "$BOOTSTRAP" || rc=1
 if [[ "$GROUPS_ON" == 1 ]]; then
   BROOK_BROKER="127.0.0.1:$BROKER_PORT" bash scripts/kafka-groups-check.sh "$BOOTSTRAP" || rc=1
+  BROOK_BROKER="127.0.0.1:$BROKER_PORT" bash scripts/kafka-share-groups-check.sh "$BOOTSTRAP" || rc=1
   bash scripts/kgo-check.sh "$BOOTSTRAP" -run "${KGO_LIST:-quick-groups-share}" || rc=1
 else
   bash scripts/kgo-check.sh "$BOOTSTRAP" -run "${KGO_LIST:-quick}" || rc=1

@@ -373,8 +373,10 @@ public final class AckGroup extends Group {
     // late ack of theirs is answered LEASE_EXPIRED rather than UNKNOWN_MEMBER_ID).
     long forgetAfter = Math.max(FORGET_IDLE_MEMBER_MS, config.ackTimeoutMs());
     members.values().removeIf(m -> m.sink() == null && m.leasedRecords() == 0 && now - m.lastSeenMs() > forgetAfter);
+    // Windows for the topics of connected members only: a member between streams receives nothing, and
+    // its topics' windows must not come back after Kafka's DeleteShareGroupOffsets forgot them (D67).
     Set<String> subscribed = new HashSet<>();
-    members.values().forEach(m -> subscribed.addAll(m.topics()));
+    members.values().stream().filter(m -> m.sink() != null).forEach(m -> subscribed.addAll(m.topics()));
     int before = windows.size();
     windows.ensure(subscribed);
     if (windows.size() != before) {
@@ -423,6 +425,11 @@ public final class AckGroup extends Group {
 
   @Override
   synchronized void topicDeleted(Topic topic) {
+    dropWindows(topic);
+  }
+
+  /** Forgets the group's windows on a topic (journaled) and gives the members' room back. */
+  synchronized void dropWindows(Topic topic) {
     for (int key : forgetTopic(topic)) {
       AckPartition ap = windows.remove(key);
       if (ap != null) {

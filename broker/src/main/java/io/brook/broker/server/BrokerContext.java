@@ -12,6 +12,7 @@ import io.brook.broker.core.ConsumerGroupService;
 import io.brook.broker.core.FetchService;
 import io.brook.broker.core.ClassicGroupService;
 import io.brook.broker.core.GroupService;
+import io.brook.broker.core.ShareGroupAdmin;
 import io.brook.broker.core.OffsetTimes;
 import io.brook.broker.core.ProduceService;
 import io.brook.broker.core.TopicAdmin;
@@ -107,8 +108,9 @@ final class BrokerContext {
   final GroupService groupService;
   final ClassicGroupService classicGroups;
   final ConsumerGroupService consumerGroups;
-  final AckService ackService;
   final ShareGroupService shareGroups;
+  final AckService ackService;
+  final ShareGroupAdmin shareAdmin;
   private final ActiveWriters<Partition> appending = new ActiveWriters<>(ACTIVE_WRITER_WINDOW_MS, System::nanoTime);
 
   /**
@@ -188,6 +190,7 @@ final class BrokerContext {
     autoCreateTopics = config.get(BrokerKeys.AUTO_CREATE_TOPICS_ENABLE);
     brokerSettings = BrokerSettings.of(config);
     groupService = new GroupService(groups, minSessionTimeoutMs, maxSessionTimeoutMs);
+    shareAdmin = new ShareGroupAdmin(groups);
     classicGroups = new ClassicGroupService(groups, config.get(BrokerKeys.GROUP_INITIAL_REBALANCE_DELAY_MS));
     consumerGroups = new ConsumerGroupService(groups, new ConsumerSettings(
         config.get(BrokerKeys.GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS), config.get(BrokerKeys.GROUP_CONSUMER_SESSION_TIMEOUT_MS),

@@ -5,6 +5,7 @@ import io.brook.broker.kafka.KafkaApi;
 import io.brook.broker.kafka.KafkaApis;
 import io.brook.broker.kafka.KafkaListenerInfo;
 import io.brook.broker.kafka.access.AuthenticationGate;
+import io.brook.broker.kafka.apis.AlterShareGroupOffsetsApi;
 import io.brook.broker.kafka.apis.ConsumerOffsetsTopic;
 import io.brook.broker.kafka.apis.ConsumerGroupDescribeApi;
 import io.brook.broker.kafka.apis.ShareAcknowledgeApi;
@@ -14,10 +15,12 @@ import io.brook.broker.kafka.apis.ConsumerGroupHeartbeatApi;
 import io.brook.broker.kafka.apis.CreatePartitionsApi;
 import io.brook.broker.kafka.apis.CreateTopicsApi;
 import io.brook.broker.kafka.apis.DeleteGroupsApi;
+import io.brook.broker.kafka.apis.DeleteShareGroupOffsetsApi;
 import io.brook.broker.kafka.apis.DeleteTopicsApi;
 import io.brook.broker.kafka.apis.DescribeClusterApi;
 import io.brook.broker.kafka.apis.DescribeConfigsApi;
 import io.brook.broker.kafka.apis.DescribeGroupsApi;
+import io.brook.broker.kafka.apis.DescribeShareGroupOffsetsApi;
 import io.brook.broker.kafka.apis.FetchApi;
 import io.brook.broker.kafka.apis.FindCoordinatorApi;
 import io.brook.broker.kafka.apis.HeartbeatApi;
@@ -32,6 +35,7 @@ import io.brook.broker.kafka.apis.OffsetCommitApi;
 import io.brook.broker.kafka.apis.OffsetDeleteApi;
 import io.brook.broker.kafka.apis.OffsetFetchApi;
 import io.brook.broker.kafka.apis.ProduceApi;
+import io.brook.broker.kafka.apis.ShareGroupDescribeApi;
 import io.brook.broker.kafka.sasl.SaslAuthenticateApi;
 import io.brook.broker.kafka.sasl.SaslHandshakeApi;
 import io.brook.broker.kafka.apis.SyncGroupApi;
@@ -99,7 +103,11 @@ final class KafkaEndpoint implements AutoCloseable {
         new ConsumerGroupDescribeApi(ctx.consumerGroups),
         new ShareGroupHeartbeatApi(ctx.shareGroups),
         new ShareFetchApi(ctx.shareGroups, ctx.topicAdmin),
-        new ShareAcknowledgeApi(ctx.shareGroups, ctx.topicAdmin));
+        new ShareAcknowledgeApi(ctx.shareGroups, ctx.topicAdmin),
+        new ShareGroupDescribeApi(ctx.shareAdmin, ctx.topicAdmin),
+        new DescribeShareGroupOffsetsApi(ctx.shareAdmin, ctx.topicAdmin),
+        new AlterShareGroupOffsetsApi(ctx.shareAdmin, ctx.topicAdmin),
+        new DeleteShareGroupOffsetsApi(ctx.shareAdmin, ctx.topicAdmin));
   }
 
   synchronized void start() throws IOException {

@@ -9,6 +9,7 @@ import io.brook.broker.core.GroupService;
 import io.brook.broker.core.OffsetTimes;
 import io.brook.broker.core.ProduceCall;
 import io.brook.broker.core.ProduceService;
+import io.brook.broker.core.ShareGroupAdmin;
 import io.brook.broker.core.TopicAdmin;
 import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.disk.DiskLimits;
@@ -60,6 +61,7 @@ final class KafkaCore implements AutoCloseable {
   final ProduceService produce;
   final GroupManager groupManager;
   final GroupService groups;
+  final ShareGroupAdmin shareGroups;
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
   final KafkaApis apis;
 
@@ -84,6 +86,7 @@ final class KafkaCore implements AutoCloseable {
         MemoryLog::open, 1000);
     groupManager.recover();
     groups = new GroupService(groupManager, 1000, 60_000);
+    shareGroups = new ShareGroupAdmin(groupManager);
     ConsumerOffsetsTopic offsetsTopic = new ConsumerOffsetsTopic(groups);
     apis = new KafkaApis(List.of( // as server.KafkaEndpoint registers them, through the registry's version checks
         new MetadataApi(admin, autoCreate, offsetsTopic),
@@ -103,7 +106,11 @@ final class KafkaCore implements AutoCloseable {
         new ListGroupsApi(groups),
         new DescribeGroupsApi(groups),
         new DeleteGroupsApi(groups),
-        new OffsetDeleteApi(groups)));
+        new OffsetDeleteApi(groups),
+        new ShareGroupDescribeApi(shareGroups, admin),
+        new DescribeShareGroupOffsetsApi(shareGroups, admin),
+        new AlterShareGroupOffsetsApi(shareGroups, admin),
+        new DeleteShareGroupOffsetsApi(shareGroups, admin)));
   }
 
   KafkaCore(Path dir) {

@@ -352,6 +352,41 @@ class KafkaSaslIT {
         .setGroupIds(List.of(GROUP)), Errors.GROUP_AUTHORIZATION_FAILED));
     rows.put(ApiKeys.LEAVE_GROUP, new Row((short) 5, () -> new LeaveGroupRequestData().setGroupId(GROUP).setMembers(
         List.of(new LeaveGroupRequestData.MemberIdentity().setMemberId("m"))), Errors.GROUP_AUTHORIZATION_FAILED));
+    shareRows(rows);
+  }
+
+  /** The share-group APIs (D65, D67): eve has no permission on group billing. */
+  static void shareRows(Map<ApiKeys, Row> rows) {
+    rows.put(ApiKeys.SHARE_GROUP_HEARTBEAT, new Row((short) 1, () -> new org.apache.kafka.common.message
+        .ShareGroupHeartbeatRequestData().setGroupId(GROUP).setMemberId(Uuid.randomUuid().toString()).setMemberEpoch(0)
+        .setSubscribedTopicNames(List.of("orders")), Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.SHARE_FETCH, new Row((short) 1, () -> new org.apache.kafka.common.message.ShareFetchRequestData()
+        .setGroupId(GROUP).setMemberId(Uuid.randomUuid().toString()).setShareSessionEpoch(0).setMaxWaitMs(0)
+        .setMaxBytes(1 << 20).setMaxRecords(10).setBatchSize(10), Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.SHARE_ACKNOWLEDGE, new Row((short) 1, () -> new org.apache.kafka.common.message
+        .ShareAcknowledgeRequestData().setGroupId(GROUP).setMemberId(Uuid.randomUuid().toString())
+        .setShareSessionEpoch(1), Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.SHARE_GROUP_DESCRIBE, new Row((short) 1, () -> new org.apache.kafka.common.message
+        .ShareGroupDescribeRequestData().setGroupIds(List.of(GROUP)), Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, new Row((short) 1, () -> new org.apache.kafka.common.message
+        .DescribeShareGroupOffsetsRequestData().setGroups(List.of(new org.apache.kafka.common.message
+            .DescribeShareGroupOffsetsRequestData.DescribeShareGroupOffsetsRequestGroup().setGroupId(GROUP)
+            .setTopics(null))), Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.ALTER_SHARE_GROUP_OFFSETS, new Row((short) 0, () -> {
+      org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData d = new org.apache.kafka.common.message
+          .AlterShareGroupOffsetsRequestData().setGroupId(GROUP);
+      org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestTopic t =
+          new org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData.AlterShareGroupOffsetsRequestTopic()
+              .setTopicName("orders");
+      t.partitions().add(new org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData
+          .AlterShareGroupOffsetsRequestPartition().setPartitionIndex(0).setStartOffset(0));
+      d.topics().add(t);
+      return d;
+    }, Errors.GROUP_AUTHORIZATION_FAILED));
+    rows.put(ApiKeys.DELETE_SHARE_GROUP_OFFSETS, new Row((short) 0, () -> new org.apache.kafka.common.message
+        .DeleteShareGroupOffsetsRequestData().setGroupId(GROUP).setTopics(List.of(new org.apache.kafka.common.message
+            .DeleteShareGroupOffsetsRequestData.DeleteShareGroupOffsetsRequestTopic().setTopicName("orders"))),
+        Errors.GROUP_AUTHORIZATION_FAILED));
   }
 
   static Set<ApiKeys> advertised() throws Exception {

@@ -1,6 +1,7 @@
 package io.brook.broker.core;
 
 import io.brook.broker.delivery.Delivery;
+import io.brook.broker.errors.BrokerError;
 import io.brook.broker.groups.AckGroup;
 import io.brook.broker.groups.GroupManager;
 import io.brook.broker.groups.share.ShareFetchStart;
@@ -13,6 +14,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Kafka's share groups (KIP-932) on Brook's ack groups: a share member joins an ack group beside its
@@ -22,6 +25,9 @@ import java.util.concurrent.TimeUnit;
  * re-encoded), beside the acquired offsets with their delivery counts.
  */
 public final class ShareGroupService {
+  private static final Logger log = LoggerFactory.getLogger(ShareGroupService.class);
+  /** A fetch that asks not to wait still lets the dispatch it started run before it answers. */
+  private static final long MIN_WAIT_MS = 10;
   /** One read of an answer's batches: a partition's acquired records are read in steps of this. */
   private static final int READ_STEP_BYTES = 1 << 20;
   private static final AnswerSize SIZE = AnswerSize.unframed(Integer.MAX_VALUE);
@@ -72,7 +78,7 @@ public final class ShareGroupService {
       return new Pending(CompletableFuture.completedFuture(new ShareFetchResult(st.ackFailures(), List.of(),
           st.lockMs())), () -> { });
     }
-    long waitMs = Math.max(0, Math.min(c.maxWaitMs(), maxWaitMs));
+    long waitMs = Math.max(MIN_WAIT_MS, Math.min(c.maxWaitMs(), maxWaitMs));
     ScheduledFuture<?> timeout = timer.schedule(() -> g.shareFetchTimedOut(st.sink(), st.records()), waitMs,
         TimeUnit.MILLISECONDS);
     CompletableFuture<ShareFetchResult> result = st.records().thenApplyAsync(ds -> {
@@ -116,22 +122,35 @@ public final class ShareGroupService {
         e++;
       }
       long to = ds.get(e - 1).record().offset();
-      runs.add(new ShareFetchResult.Run(from, to, attempt));
-      covered = readBatches(topic, partition, Math.max(from, covered), to, covered, batches);
+      long read = readBatches(topic, partition, Math.max(from, covered), to, covered, batches);
+      if (read >= 0) {
+        runs.add(new ShareFetchResult.Run(from, to, attempt));
+        covered = read;
+      }
       k = e;
     }
     return new ShareFetchResult.Acquired(topic, partition, batches, runs);
   }
 
-  /** Adds the stored batches holding [from, to] not read yet; returns the offset the batches now cover to. */
+  /**
+   * Adds the stored batches holding [from, to] not read yet; returns the offset the batches now cover
+   * to, or -1 when they cannot be read: the run is then left out of the answer, and its records, still
+   * locked to the member, come again when the lock runs out (never settled unseen). Only records that
+   * retention deleted meanwhile are answered without batches: the client acknowledges them as gaps.
+   */
   private long readBatches(String topic, int partition, long from, long to, long covered, List<byte[]> batches) {
     long at = from;
     while (at <= to) {
       FetchQuery q = new FetchQuery(List.of(new FetchPosition(topic, partition, at, READ_STEP_BYTES)),
           Integer.MAX_VALUE, READ_STEP_BYTES, BatchForm.KAFKA, 0);
       PartitionRead r = fetch.read(q, SIZE).get(0);
+      if (r.error() == BrokerError.OFFSET_OUT_OF_RANGE && to < r.logStartOffset()) {
+        return Math.max(covered, to + 1); // deleted by retention: gaps
+      }
       if (r.error() != null || r.batches().isEmpty() || r.nextOffset() <= at) {
-        return Math.max(covered, to + 1); // gone (deleted meanwhile): the client acknowledges them as gaps
+        log.warn("Share fetch: cannot read {}-{} at {}: {}; those records come again when their locks run out",
+            topic, partition, at, r.error() == null ? "nothing there" : r.errorMessage());
+        return -1;
       }
       batches.addAll(r.batches());
       at = r.nextOffset();

@@ -173,7 +173,7 @@ public final class AckGroup extends Group {
    */
   public synchronized AckMember member(String memberId, String caller) {
     AckMember m = members.get(memberId);
-    if (m == null) {
+    if (m == null || shares.has(memberId)) { // a Kafka share member settles on its share session only
       throw error(BrokerError.UNKNOWN_MEMBER_ID, "member '" + memberId + "' is not in group '" + name
           + "' (its stream ended and it held no leases, or the broker restarted)");
     }
@@ -269,9 +269,6 @@ public final class AckGroup extends Group {
   public synchronized ShareFetchStart shareFetch(String memberId, String principal, int epoch,
       Collection<TopicPartition> added, Collection<TopicPartition> forgotten, Settlement acks, boolean fetch,
       long maxRecords, long maxBytes) {
-    if (!acks.acks().isEmpty() || acks.nacks().stream().anyMatch(Nack::reject)) {
-      ctx.disk().check(DiskWrite.ACK);
-    }
     return shares.fetch(memberId, principal, epoch, added, forgotten, acks, fetch, maxRecords, maxBytes,
         ctx.clock().millis());
   }

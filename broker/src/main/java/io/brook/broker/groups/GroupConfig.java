@@ -32,7 +32,19 @@ public record GroupConfig(String group, Map<String, String> overrides) {
     for (Map.Entry<String, String> e : overrides.entrySet()) {
       check(group, e.getKey(), e.getValue());
     }
+    // A member must be able to heartbeat before its session ends (Kafka's bounds never overlap).
+    if (overrides.containsKey(SHARE_SESSION_TIMEOUT_MS) || overrides.containsKey(SHARE_HEARTBEAT_INTERVAL_MS)) {
+      long session = Long.parseLong(overrides.getOrDefault(SHARE_SESSION_TIMEOUT_MS,
+          defaultOf(SHARE_SESSION_TIMEOUT_MS)));
+      long heartbeat = Long.parseLong(overrides.getOrDefault(SHARE_HEARTBEAT_INTERVAL_MS,
+          defaultOf(SHARE_HEARTBEAT_INTERVAL_MS)));
+      if (heartbeat >= session) {
+        throw bad(SHARE_HEARTBEAT_INTERVAL_MS, Long.toString(heartbeat), "must be below "
+            + SHARE_SESSION_TIMEOUT_MS + " (" + session + "), or every member times out between its heartbeats");
+      }
+    }
   }
+
 
   public static GroupConfig of(String group, Map<String, String> overrides) {
     return new GroupConfig(group, overrides);

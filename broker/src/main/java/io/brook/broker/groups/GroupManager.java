@@ -180,7 +180,7 @@ public final class GroupManager implements AutoCloseable {
       }
     }
     if (g == null) {
-      get(id); // UNKNOWN_GROUP, or INVALID_REQUEST for a bad id
+      g = get(id); // UNKNOWN_GROUP, or INVALID_REQUEST for a bad id (or the group made meanwhile)
     }
     if (g.mode() != GroupMode.ACK) {
       throw new BrokerException(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + id + "' is a consumer group (offset"
@@ -238,11 +238,6 @@ public final class GroupManager implements AutoCloseable {
   }
 
   /**
-   * Sets and removes config keys of an ack group, creating it when absent (Kafka's GROUP config
-   * resource: a share group's config may be set before the group has members); an offset group is
-   * INCONSISTENT_GROUP_MODE. Validate-only checks the same and writes nothing.
-   */
-  /**
    * An ack group is created only under a Brook name, whichever door asks: its dead-letter topic is
    * named after it by default.
    */
@@ -255,6 +250,11 @@ public final class GroupManager implements AutoCloseable {
     }
   }
 
+  /**
+   * Sets and removes config keys of an ack group, creating it when absent (Kafka's GROUP config
+   * resource: a share group's config may be set before the group has members); an offset group is
+   * INCONSISTENT_GROUP_MODE. Validate-only checks the same and writes nothing.
+   */
   public void configureAck(String name, Map<String, String> set, List<String> remove, boolean validateOnly) {
     Group g = find(name);
     if (g == null) {

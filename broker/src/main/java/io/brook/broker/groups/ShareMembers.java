@@ -34,6 +34,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ShareMembers {
   private static final Logger log = LoggerFactory.getLogger(AckGroup.class);
+  /** The most Kafka share members one group holds (Kafka's group.share.max.size is 200). */
+  static final int MAX_MEMBERS = 1000;
 
   /** One Kafka share member. */
   private static final class Share {
@@ -95,6 +97,10 @@ final class ShareMembers {
             + " subscribes to");
       }
       if (s == null) {
+        if (byId.size() >= MAX_MEMBERS) {
+          throw new MemberFaultException(MemberFault.GROUP_MAX_SIZE_REACHED, "group '" + group.name() + "' has "
+              + MAX_MEMBERS + " Kafka share members, the most a group holds");
+        }
         if (group.memberById(memberId) != null) {
           throw new MemberFaultException(MemberFault.INVALID_REQUEST, "member id '" + memberId + "' is taken by a"
               + " gRPC member of group '" + group.name() + "'");
@@ -102,12 +108,12 @@ final class ShareMembers {
         s = new Share(new AckMember(memberId, true, principal));
         byId.put(memberId, s);
         group.addMember(s.member);
+        s.member.flowControl(0, 0); // nothing goes out before its first fetch
         log.info("Group {}: Kafka share member {} joined ({} members)", group.name(), memberId,
             group.memberCount());
       }
       s.clientId = clientId;
       s.member.connect(s.sink, Set.copyOf(topics), host, now);
-      s.member.flowControl(0, 0); // nothing goes out before its first fetch
       s.subscribed = Set.copyOf(topics);
       s.lastHeartbeatMs = now;
       group.windows().ensure(s.subscribed);
@@ -190,6 +196,10 @@ final class ShareMembers {
       }
     }
     s.member.seen(now);
+    if (!acks.acks().isEmpty() || acks.nacks().stream().anyMatch(Settlement.Nack::reject)) {
+      // After the session moved on: the client moves its epoch on after any refusal but a session one.
+      group.ctx.disk().check(io.brook.broker.disk.DiskWrite.ACK);
+    }
     long lockMs = group.config.ackTimeoutMs();
     List<Settlement.Failure> failures = acking ? group.settle(s.member, renewedFor(acks, lockMs)) : List.of();
     if (epoch == -1) {

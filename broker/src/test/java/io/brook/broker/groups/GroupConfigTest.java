@@ -21,6 +21,18 @@ class GroupConfigTest {
   }
 
   @Test
+  void aShareHeartbeatIntervalMustBeBelowTheSessionTimeout() {
+    assertThatThrownBy(() -> GroupConfig.of("g", Map.of("share.heartbeat.interval.ms", "60000")))
+        .isInstanceOf(BrokerException.class).hasMessageContaining("must be below share.session.timeout.ms (45000)");
+    assertThatThrownBy(() -> GroupConfig.of("g", Map.of("share.session.timeout.ms", "3000")))
+        .hasMessageContaining("share.heartbeat.interval.ms=5000");
+    GroupConfig ok = GroupConfig.of("g", Map.of("share.session.timeout.ms", "3000", "share.heartbeat.interval.ms", "500"));
+    assertThat(ok.shareSessionTimeoutMs()).isEqualTo(3000);
+    assertThatThrownBy(() -> ok.with(Map.of(), List.of("share.heartbeat.interval.ms")))
+        .hasMessageContaining("must be below");
+  }
+
+  @Test
   void badValuesAndKeysAreRefusedNamingThem() {
     assertThatThrownBy(() -> GroupConfig.of("g", Map.of("max.delivery.attempts", "0")))
         .isInstanceOf(BrokerException.class).hasMessageContaining("max.delivery.attempts=0");

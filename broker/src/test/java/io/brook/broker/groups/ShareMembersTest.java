@@ -172,6 +172,25 @@ class ShareMembersTest {
   }
 
   @Test
+  void aGroupHoldsAtMostMaxMembersShareMembers() {
+    for (int i = 0; i < ShareMembers.MAX_MEMBERS; i++) {
+      join("m" + i);
+    }
+    assertThatThrownBy(() -> join("one-more")).isInstanceOfSatisfying(MemberFaultException.class,
+        e -> assertThat(e.fault()).isEqualTo(MemberFault.GROUP_MAX_SIZE_REACHED));
+    group.shareHeartbeat("m0", -1, null, "", "host", null);
+    assertThat(join("one-more").memberEpoch()).isPositive();
+  }
+
+  @Test
+  void aShareMembersRecordsAreSettledOnItsShareSessionOnlyNotByGrpcSettle() {
+    join("m1");
+    fetch("m1", 0, none(), 4);
+    assertThatThrownBy(() -> group.member("m1", null)).isInstanceOf(BrokerException.class)
+        .hasMessageContaining("is not in group");
+  }
+
+  @Test
   void aGrpcMemberCannotTakeAShareMembersId() {
     join("m1");
     assertThatThrownBy(() -> group.connect("m1", List.of("t"),

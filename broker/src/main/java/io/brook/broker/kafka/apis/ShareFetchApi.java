@@ -32,8 +32,6 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * partition of the session that got records is answered even when this request did not name it.
  */
 public final class ShareFetchApi implements KafkaApi {
-  /** Kafka's consumer asks for max.poll.records (500) when the field is 0 or missing. */
-  private static final int DEFAULT_MAX_RECORDS = 500;
   /** The node every partition's leader is (Brook is one node). */
   private static final LeaderIdAndEpoch LEADER = new LeaderIdAndEpoch().setLeaderId(0).setLeaderEpoch(0);
 
@@ -82,10 +80,14 @@ public final class ShareFetchApi implements KafkaApi {
         t.partitions().forEach(p -> forgotten.add(new TopicPartition(name, p)));
       }
     }
-    int maxRecords = body.maxRecords() > 0 ? body.maxRecords() : DEFAULT_MAX_RECORDS;
+    // Wait, bytes and records all 0 (renewals always): the request only acknowledges and moves the
+    // session; acquiring records then would lock them in a buffer the application does not read yet.
+    boolean renew = request.apiVersion() >= 2 && body.isRenewAck();
+    boolean fetch = !renew && body.maxBytes() != 0 && body.maxRecords() != 0;
     ShareFetchCall call = new ShareFetchCall(body.groupId(), body.memberId(), request.caller().principal(),
-        body.shareSessionEpoch(), parts.named, forgotten, parts.acks, true, maxRecords,
-        body.maxBytes() > 0 ? body.maxBytes() : Integer.MAX_VALUE, Math.max(0, body.maxWaitMs()));
+        body.shareSessionEpoch(), parts.named, forgotten, parts.acks, fetch, body.maxRecords(),
+        body.maxBytes() > 0 ? Math.min(body.maxBytes(), FetchApi.MAX_ANSWER_BYTES) : FetchApi.MAX_ANSWER_BYTES,
+        Math.max(0, body.maxWaitMs()));
     ShareGroupService.Pending pending;
     try {
       pending = shares.start(call);

@@ -120,6 +120,57 @@ class KafkaShareRawIT {
     }
   }
 
+  static ShareFetchRequestData.AcknowledgementBatch accept(long first, long last) {
+    return new ShareFetchRequestData.AcknowledgementBatch().setFirstOffset(first).setLastOffset(last)
+        .setAcknowledgeTypes(List.of((byte) 1));
+  }
+
+  static List<Long> acquired(ShareFetchResponseData r) {
+    List<Long> out = new java.util.ArrayList<>();
+    r.responses().forEach(t -> t.partitions().forEach(p -> p.acquiredRecords().forEach(a -> {
+      for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
+        out.add(o);
+      }
+    })));
+    return out;
+  }
+
+  /**
+   * kafka-clients sends renewals, and acknowledgements between polls, in a ShareFetch with wait, bytes
+   * and records 0: it must acquire nothing (those records would sit locked in the client's buffer).
+   * A fetch that asks not to wait still gets the records that are there.
+   */
+  @Test
+  void anAcknowledgeOnlyShareFetchAcquiresNothingAndANoWaitFetchGetsWhatIsThere() throws Exception {
+    RawKafka.createTopic(broker.kafkaPort(), "ackonly", 1);
+    ackGroup("ackonly-g");
+    Uuid id = topicId("ackonly");
+    produce("ackonly", 10);
+    try (KafkaWire w = new KafkaWire(broker.kafkaPort())) {
+      join(w, "ackonly-g", "m", "ackonly", 1);
+      ShareFetchRequestData five = new ShareFetchRequestData().setGroupId("ackonly-g").setMemberId("m")
+          .setShareSessionEpoch(0).setMaxWaitMs(0).setMinBytes(1).setMaxBytes(1 << 20).setMaxRecords(5).setBatchSize(5);
+      ShareFetchRequestData.FetchTopic t = new ShareFetchRequestData.FetchTopic().setTopicId(id);
+      t.partitions().add(new ShareFetchRequestData.FetchPartition().setPartitionIndex(0));
+      five.topics().add(t);
+      w.write(KafkaWire.frame(ApiKeys.SHARE_FETCH, FETCH_V, 2, five));
+      assertThat(acquired((ShareFetchResponseData) RawKafka.read(w, ApiKeys.SHARE_FETCH, FETCH_V, 2)))
+          .containsExactly(0L, 1L, 2L, 3L, 4L);
+      ShareFetchRequestData ackOnly = new ShareFetchRequestData().setGroupId("ackonly-g").setMemberId("m")
+          .setShareSessionEpoch(1).setMaxWaitMs(0).setMinBytes(0).setMaxBytes(0).setMaxRecords(0).setBatchSize(0);
+      ShareFetchRequestData.FetchTopic at = new ShareFetchRequestData.FetchTopic().setTopicId(id);
+      at.partitions().add(new ShareFetchRequestData.FetchPartition().setPartitionIndex(0)
+          .setAcknowledgementBatches(List.of(accept(0, 4))));
+      ackOnly.topics().add(at);
+      w.write(KafkaWire.frame(ApiKeys.SHARE_FETCH, FETCH_V, 3, ackOnly));
+      ShareFetchResponseData r = (ShareFetchResponseData) RawKafka.read(w, ApiKeys.SHARE_FETCH, FETCH_V, 3);
+      assertThat(r.errorCode()).isEqualTo(Errors.NONE.code());
+      assertThat(r.responses().iterator().next().partitions().get(0).acknowledgeErrorCode())
+          .isEqualTo(Errors.NONE.code());
+      assertThat(acquired(r)).as("an acknowledge-only request acquires nothing").isEmpty();
+    }
+  }
+
   @Test
   void sessionEpochsOutOfOrderAreRefusedWithKafkasErrors() throws Exception {
     RawKafka.createTopic(broker.kafkaPort(), "epochs", 1);

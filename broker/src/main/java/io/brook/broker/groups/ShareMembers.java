@@ -137,9 +137,9 @@ final class ShareMembers {
       group.windows().ensure(s.subscribed);
       group.requestDispatch();
     }
-    List<TopicPartitions> now2 = assignment(s.subscribed);
-    if (!now2.equals(s.assigned)) {
-      s.assigned = now2;
+    List<TopicPartitions> current = assignment(s.subscribed);
+    if (!current.equals(s.assigned)) {
+      s.assigned = current;
       s.epoch = ++groupEpoch;
       return new ShareHeartbeatAnswer(memberId, s.epoch, interval, s.assigned);
     }

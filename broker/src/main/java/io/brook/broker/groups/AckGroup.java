@@ -399,8 +399,7 @@ public final class AckGroup extends Group {
     }
     parts.sort((a, b) -> a.tp().compareTo(b.tp()));
     return new GroupView(name, mode(), GroupProtocol.NONE, "share", "", state(), kafkaState(), shares.groupEpoch(),
-        config.effective(), ms,
-        parts);
+        config.effective(), ms, parts);
   }
 
   @Override

@@ -79,13 +79,13 @@ public final class ShareGroupService {
           st.lockMs())), () -> { });
     }
     long waitMs = Math.max(MIN_WAIT_MS, Math.min(c.maxWaitMs(), maxWaitMs));
-    ScheduledFuture<?> timeout = timer.schedule(() -> g.shareFetchTimedOut(st.sink(), st.records()), waitMs,
-        TimeUnit.MILLISECONDS);
+    Runnable endWait = () -> g.shareFetchTimedOut(st.sink(), st.records());
+    ScheduledFuture<?> timeout = timer.schedule(endWait, waitMs, TimeUnit.MILLISECONDS);
     CompletableFuture<ShareFetchResult> result = st.records().thenApplyAsync(ds -> {
       timeout.cancel(false);
       return new ShareFetchResult(st.ackFailures(), acquired(ds), st.lockMs());
     }, readExecutor);
-    return new Pending(result, () -> g.shareFetchTimedOut(st.sink(), st.records()));
+    return new Pending(result, endWait);
   }
 
   /** Deliveries by partition, in runs of consecutive offsets with one delivery count, with their batches. */

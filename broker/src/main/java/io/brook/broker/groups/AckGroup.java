@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -274,7 +275,7 @@ public final class AckGroup extends Group {
   }
 
   /** A share fetch's wait ran out: answered with nothing if no dispatch answered it. */
-  public synchronized void shareFetchTimedOut(ShareFetchSink sink, java.util.concurrent.CompletableFuture<?> fetch) {
+  public synchronized void shareFetchTimedOut(ShareFetchSink sink, CompletableFuture<?> fetch) {
     sink.timedOut(fetch);
   }
 

@@ -169,24 +169,10 @@ public final class GroupManager implements AutoCloseable {
    * members leave: its records' state is what a share group is); refuses an offset group.
    */
   public AckGroup kafkaShareGroup(String id, boolean create) {
-    Group g = groups.get(id);
-    if (g == null && create) {
-      synchronized (this) {
-        g = groups.get(id);
-        if (g == null) {
-          checkAckName(id);
-          g = create(id, GroupMode.ACK, Map.of(), false);
-        }
-      }
+    if (create && groups.get(id) == null) {
+      checkAckName(id); // the refusal says why a Kafka group id must be a Brook name here
     }
-    if (g == null) {
-      g = get(id); // UNKNOWN_GROUP, or INVALID_REQUEST for a bad id (or the group made meanwhile)
-    }
-    if (g.mode() != GroupMode.ACK) {
-      throw new BrokerException(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + id + "' is a consumer group (offset"
-          + " mode), not a share group");
-    }
-    return (AckGroup) g;
+    return (AckGroup) inMode(id, GroupMode.ACK, create, false, "is a consumer group (offset mode), not a share group");
   }
 
   /** The ack group, created when absent (Receive); refuses an offset group. */
@@ -206,7 +192,7 @@ public final class GroupManager implements AutoCloseable {
       }
     }
     if (g == null) {
-      get(name); // UNKNOWN_GROUP, or INVALID_REQUEST for a bad name
+      g = get(name); // UNKNOWN_GROUP, or INVALID_REQUEST for a bad name (or the group made meanwhile)
     }
     if (g.mode() != mode) {
       throw new BrokerException(BrokerError.INCONSISTENT_GROUP_MODE, "group '" + name + "' " + otherwise);

@@ -113,8 +113,8 @@ final class ShareMembers {
             group.memberCount());
       }
       s.clientId = clientId;
-      s.member.connect(s.sink, Set.copyOf(topics), host, now);
       s.subscribed = Set.copyOf(topics);
+      s.member.connect(s.sink, s.subscribed, host, now);
       s.lastHeartbeatMs = now;
       group.windows().ensure(s.subscribed);
       s.assigned = assignment(s.subscribed);

@@ -83,7 +83,7 @@ public final class ShareAcknowledgeApi implements KafkaApi {
       }
       return done(response.setErrorCode(Errors.NONE.code()).setAcquisitionLockTimeoutMs((int) r.lockMs()));
     } catch (RuntimeException e) {
-      KafkaErrors.Failure f = ShareErrors.of(ShareFetchApi.unwrap(e));
+      KafkaErrors.Failure f = ShareGroupErrors.of(ShareFetchApi.unwrap(e));
       return done(response.setErrorCode(f.code()).setErrorMessage(f.message()));
     }
   }

@@ -138,7 +138,7 @@ public final class ShareFetchApi implements KafkaApi {
   }
 
   private static ShareFetchResponseData refused(ShareFetchResponseData response, Throwable e) {
-    KafkaErrors.Failure f = ShareErrors.of(unwrap(e));
+    KafkaErrors.Failure f = ShareGroupErrors.of(unwrap(e));
     return response.setErrorCode(f.code()).setErrorMessage(f.message());
   }
 

@@ -69,7 +69,7 @@ public final class ShareGroupHeartbeatApi implements KafkaApi {
       }
       return done(response);
     } catch (RuntimeException e) {
-      KafkaErrors.Failure f = ShareErrors.of(e);
+      KafkaErrors.Failure f = ShareGroupErrors.of(e);
       return done(response.setErrorCode(f.code()).setErrorMessage(f.message()));
     }
   }

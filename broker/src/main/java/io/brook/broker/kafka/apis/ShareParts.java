@@ -84,7 +84,7 @@ final class ShareParts {
     for (Settlement.Failure f : failures) {
       Part p = of(f.topic(), f.partition());
       if (p.ackError == Errors.NONE) {
-        p.ackError = ShareErrors.of(f);
+        p.ackError = ShareGroupErrors.of(f);
         p.ackMessage = f.message();
       }
     }

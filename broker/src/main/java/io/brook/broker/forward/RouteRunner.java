@@ -119,9 +119,14 @@ final class RouteRunner implements Runnable {
     try {
       while (!closed) {
         if (reload) {
+          try {
+            positions.clear();
+            cursor.load();
+          } catch (RuntimeException e) {
+            brookFailed(e, backoff);
+            continue;
+          }
           reload = false;
-          positions.clear();
-          cursor.load();
           lastDiscovery = 0;
         }
         if (cursor.paused()) {
@@ -131,11 +136,17 @@ final class RouteRunner implements Runnable {
           continue;
         }
         long now = System.currentTimeMillis();
-        if (now - lastDiscovery >= DISCOVER_EVERY_MS) {
-          discover();
-          lastDiscovery = now;
+        List<PartitionRead> round;
+        try {
+          if (now - lastDiscovery >= DISCOVER_EVERY_MS) {
+            discover();
+            lastDiscovery = now;
+          }
+          round = read();
+        } catch (RuntimeException e) {
+          brookFailed(e, backoff);
+          continue;
         }
-        List<PartitionRead> round = read();
         if (round.isEmpty()) {
           if (state != State.BACKING_OFF) {
             state = State.RUNNING;
@@ -273,11 +284,18 @@ final class RouteRunner implements Runnable {
    * that failed. Null when all went through, else what failed (one line).
    */
   private String send(KafkaTarget target, List<PartitionRead> round) throws Exception {
+    // Every target's partition count first (an admin call may fail): then a round is sent whole or not at all.
+    Map<String, Integer> targetPartitions = new HashMap<>();
+    for (PartitionRead r : round) {
+      String targetTopic = route.targetOf(r.topic());
+      if (!targetPartitions.containsKey(targetTopic)) {
+        targetPartitions.put(targetTopic, target.partitionCount(targetTopic, sourceCount(r)));
+      }
+    }
     List<Progress> sent = new ArrayList<>(round.size());
     for (PartitionRead r : round) {
       String targetTopic = route.targetOf(r.topic());
-      int sourceCount = sourcePartitions.getOrDefault(r.topic(), r.partition() + 1);
-      Integer partition = target.partitionCount(targetTopic, sourceCount) >= sourceCount ? r.partition() : null;
+      Integer partition = targetPartitions.get(targetTopic) >= sourceCount(r) ? r.partition() : null;
       Progress progress = new Progress(new TopicPartition(r.topic(), r.partition()), r.records().get(0).offset());
       sent.add(progress);
       byte[] topicUtf8 = r.topic().getBytes(StandardCharsets.UTF_8);
@@ -329,6 +347,19 @@ final class RouteRunner implements Runnable {
     positions.putAll(acked);
     cursor.commit(acked);
     return firstFailure == null ? null : noteFailure(firstFailure);
+  }
+
+  /** The broker's own side failed (a storage error, a group that cannot be read): try again later. */
+  private void brookFailed(RuntimeException e, Backoff backoff) throws InterruptedException {
+    String failure = "reading the source or the cursor on Brook failed (" + ErrorKinds.describe(e) + ")";
+    counters.failed(ErrorKinds.OTHER, failure);
+    long wait = backoff.next();
+    log.warn("Forward route {}: {}; trying again in {} ms", route.name(), failure, wait);
+    wake.tryAcquire(wait, TimeUnit.MILLISECONDS);
+  }
+
+  private int sourceCount(PartitionRead r) {
+    return sourcePartitions.getOrDefault(r.topic(), r.partition() + 1);
   }
 
   /** Counts a failed attempt by kind and keeps its message for the status. */

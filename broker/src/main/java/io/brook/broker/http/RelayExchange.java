@@ -73,6 +73,16 @@ final class RelayExchange implements RelayRequest.Connection {
   }
 
   @Override
+  public void release(long bytes) {
+    long back;
+    synchronized (this) {
+      back = Math.min(bytes, reserved);
+      reserved -= back;
+    }
+    account.release(back);
+  }
+
+  @Override
   public void onGone(Runnable r) {
     ctx.channel().closeFuture().addListener(f -> {
       boolean answered;

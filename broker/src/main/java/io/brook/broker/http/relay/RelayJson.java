@@ -24,8 +24,8 @@ import java.nio.charset.StandardCharsets;
  * ({@code records[2].partition must be an integer, got "x"}).
  */
 public final class RelayJson {
-  /** Writes answers: no HTML escaping (&lt; stays &lt;), nulls left out. */
-  public static final Gson GSON = new GsonBuilder().disableHtmlEscaping().create();
+  /** Writes answers: no HTML escaping (&lt; stays &lt;), nulls written (a record without a key has "key":null). */
+  public static final Gson GSON = new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
   private static final TypeAdapter<JsonElement> TREE = GSON.getAdapter(JsonElement.class);
 
   private RelayJson() {}

@@ -19,6 +19,9 @@ public final class RelayRequest {
     /** Completes once {@code bytes} more are reserved on the connection's outbound account. */
     CompletableFuture<Void> reserve(long bytes);
 
+    /** Gives back {@code bytes} reserved before (a long poll holds no memory while it waits). */
+    void release(long bytes);
+
     /** Runs {@code r} once if the connection closes before the answer is written. */
     void onGone(Runnable r);
   }
@@ -117,6 +120,11 @@ public final class RelayRequest {
    */
   public CompletableFuture<Void> reserve(long bytes) {
     return connection.reserve(bytes);
+  }
+
+  /** Gives back {@code bytes} of what {@link #reserve} reserved (a long poll holds no memory while it waits). */
+  public void release(long bytes) {
+    connection.release(bytes);
   }
 
   /** Runs {@code r} if the client goes away before the answer (a long poll cancels its wait). */

@@ -27,12 +27,15 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+import io.brook.broker.http.relay.Relay;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Answers /healthz, /readyz, /metrics and /stats (GET and HEAD). Anything else: 404 for an
- * unknown path, 405 for another method, 400 for a request Netty could not decode.
+ * Answers /healthz, /readyz, /metrics and /stats (GET and HEAD), and hands the REST relay's paths
+ * to {@link RelayExchange}. Anything else: 404 for an unknown path, 405 for another method, 400 for a
+ * request Netty could not decode.
  *
  * <p>One request at a time per connection: reading stops while a request is answered (AUTO_READ
  * off; a FlowControlHandler before this holds requests already decoded) and resumes once the
@@ -52,7 +55,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   private static final String JSON = "application/json";
 
   /** What an answer needs of its request, taken before Netty releases the request. */
-  private record Ask(HttpMethod method, String path, String authorization, boolean clientCertificate,
+  record Ask(HttpMethod method, String path, String authorization, boolean clientCertificate,
       boolean keepAlive) {}
 
   /** The connection's share of the outbound memory (set when the connection opens). */
@@ -80,10 +83,23 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
       ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
       return;
     }
-    Ask ask = new Ask(request.method(), new QueryStringDecoder(request.uri()).path(),
+    QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+    Ask ask = new Ask(request.method(), uri.path(),
         request.headers().get(HttpHeaderNames.AUTHORIZATION), verifiedClientCertificate(ctx),
         HttpUtil.isKeepAlive(request));
     OutboundMemory.Account account = ctx.channel().attr(ACCOUNT).get();
+    Relay relay = routes.relay();
+    boolean relayPath = relay != null && relay.handles(ask.path());
+    if (request.content().readableBytes() > BodyLimits.limit(relay, ask.path())) { // a chunked body over its limit
+      FullHttpResponse response = BodyLimits.tooLarge(relayPath, BodyLimits.limit(relay, ask.path()));
+      HttpUtil.setKeepAlive(response, false);
+      ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+      return;
+    }
+    if (relayPath) {
+      RelayExchange.serve(ctx, relay, request, uri, ask.keepAlive(), account, tlsSession(ctx));
+      return;
+    }
     FullHttpResponse quick = quickAnswer(ask);
     if (quick != null) {
       send(ctx, ask, quick, account, 0);
@@ -114,7 +130,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
    * Writes the answer, its memory counted until it is written ({@code reserved} made its real size),
    * then reads the next request (or closes the connection).
    */
-  private static void send(ChannelHandlerContext ctx, Ask ask, FullHttpResponse response,
+  static void send(ChannelHandlerContext ctx, Ask ask, FullHttpResponse response,
       OutboundMemory.Account account, long reserved) {
     if (ask.method().equals(HttpMethod.HEAD)) { // same headers (the GET's length), no body
       FullHttpResponse full = response;
@@ -132,6 +148,12 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         ctx.close();
       }
     });
+  }
+
+  /** The connection's TLS session, or null for plaintext. */
+  private static SSLSession tlsSession(ChannelHandlerContext ctx) {
+    SslHandler tls = ctx.pipeline().get(SslHandler.class);
+    return tls == null ? null : tls.engine().getSession();
   }
 
   /** Whether the TLS handshake verified a client certificate (only with tls.client.ca.file). */

@@ -68,6 +68,8 @@ final class BrokerContext {
   final Path dataDir;
   final InetSocketAddress grpcListen;
   final InetSocketAddress httpListen;
+  /** http.cors.origins: browser origins the REST relay answers (empty: none). */
+  final java.util.List<String> corsOrigins;
   /** Where the Kafka listener binds; empty when it is off (kafka.listen empty). */
   final Optional<InetSocketAddress> kafkaListen;
   /** kafka.listen was left at its default (localhost:9092), not set by the operator. */
@@ -144,6 +146,7 @@ final class BrokerContext {
     dataDir = config.get(BrokerKeys.DATA_DIR);
     grpcListen = config.get(BrokerKeys.GRPC_LISTEN);
     httpListen = config.get(BrokerKeys.HTTP_LISTEN);
+    corsOrigins = config.get(BrokerKeys.HTTP_CORS_ORIGINS);
     kafkaListen = config.get(BrokerKeys.KAFKA_LISTEN);
     kafkaListenDefault = "default".equals(config.source(BrokerKeys.KAFKA_LISTEN));
     kafkaAdvertised = config.get(BrokerKeys.KAFKA_ADVERTISED);

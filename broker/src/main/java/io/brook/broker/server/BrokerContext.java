@@ -6,6 +6,7 @@ import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
 import io.brook.broker.config.CrossKeyRules;
 import io.brook.broker.config.TopicDefaults;
+import io.brook.broker.core.AckPollService;
 import io.brook.broker.core.AckService;
 import io.brook.broker.core.ShareGroupService;
 import io.brook.broker.core.ConsumerGroupService;
@@ -112,6 +113,8 @@ final class BrokerContext {
   final ConsumerGroupService consumerGroups;
   final ShareGroupService shareGroups;
   final AckService ackService;
+  /** HTTP consumers of ack groups (D70). */
+  final AckPollService ackPolls;
   final ShareGroupAdmin shareAdmin;
   private final ActiveWriters<Partition> appending = new ActiveWriters<>(ACTIVE_WRITER_WINDOW_MS, System::nanoTime);
 
@@ -199,6 +202,8 @@ final class BrokerContext {
         config.get(BrokerKeys.GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS), config.get(BrokerKeys.GROUP_CONSUMER_SESSION_TIMEOUT_MS),
         config.get(BrokerKeys.GROUP_CONSUMER_MIGRATION_POLICY), config.get(BrokerKeys.GROUP_INITIAL_REBALANCE_DELAY_MS)));
     ackService = new AckService(groups);
+    ackPolls = new AckPollService(groups, readExecutor, timer, config.get(BrokerKeys.FETCH_MAX_WAIT_MS),
+        io.brook.broker.http.relay.AckRoutes.MAX_BYTES);
     shareGroups = new ShareGroupService(groups, fetch, readExecutor, timer, config.get(BrokerKeys.FETCH_MAX_WAIT_MS));
   }
 

@@ -211,7 +211,7 @@ class HttpAckIT {
     Answer late = settle(ROOT, "ack", tg[1], "slow", tg[0], 0, 1);
     assertThat(late.status()).isEqualTo(400);
     assertThat(late.code()).isEqualTo("NOT_LEASED");
-    assertThat(late.body().getAsJsonArray("failures")).hasSize(1);
+    assertThat(late.body().getAsJsonArray("failures")).hasSize(2); // one per record named
     assertThat(settle(ROOT, "ack", tg[1], "fast", tg[0], 0, 1).status()).isEqualTo(200);
   }
 

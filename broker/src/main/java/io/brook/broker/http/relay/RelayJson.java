@@ -51,20 +51,33 @@ public final class RelayJson {
     } catch (CharacterCodingException e) {
       throw RelayErrors.invalid("the body is not valid UTF-8");
     }
+    JsonReader reader = new JsonReader(new StringReader(text));
+    reader.setStrictness(Strictness.STRICT);
+    JsonElement e;
     try {
-      JsonReader reader = new JsonReader(new StringReader(text));
-      reader.setStrictness(Strictness.STRICT);
-      JsonElement e = TREE.read(reader); // iterative in gson 2.10+: deep nesting cannot overflow the stack
-      if (reader.peek() != JsonToken.END_DOCUMENT) {
-        throw RelayErrors.invalid("bad JSON: more than one value in the body");
-      }
-      return e;
-    } catch (IOException | RuntimeException e) {
-      if (e instanceof io.brook.broker.errors.BrokerException b) {
-        throw b;
-      }
-      throw RelayErrors.invalid("bad JSON: " + e.getMessage());
+      e = TREE.read(reader); // iterative, with gson's nesting limit (255): deep nesting cannot overflow the stack
+    } catch (IOException | RuntimeException ex) {
+      throw RelayErrors.invalid("bad JSON: " + gsonMessage(ex));
     }
+    boolean trailing;
+    try {
+      trailing = reader.peek() != JsonToken.END_DOCUMENT;
+    } catch (IOException | RuntimeException ex) {
+      trailing = true;
+    }
+    if (trailing) {
+      throw RelayErrors.invalid("bad JSON: more than one value, or characters after the value");
+    }
+    return e;
+  }
+
+  /** Gson's message without its advice to be lenient and its link, and with a long path cut. */
+  private static String gsonMessage(Exception e) {
+    String m = String.valueOf(e.getMessage());
+    int nl = m.indexOf('\n');
+    m = nl < 0 ? m : m.substring(0, nl);
+    m = m.replace("Use JsonReader.setStrictness(Strictness.LENIENT) to accept malformed JSON", "malformed JSON");
+    return m.length() > 200 ? m.substring(0, 200) + "..." : m;
   }
 
   /** What kind of JSON value {@code e} is, for messages: object, array, string, number, boolean, null. */

@@ -323,6 +323,26 @@ class HttpAckIT {
   }
 
   @Test
+  void aRequestPipelinedBehindAWaitingReceiveIsAnsweredAfterIt() throws Exception {
+    String[] tg = topicAndGroup(0);
+    String body = "{\"consumer\":\"p\",\"topics\":[\"" + tg[0] + "\"],\"waitMs\":500}";
+    try (Socket s = new Socket("127.0.0.1", broker.httpPort())) {
+      s.setSoTimeout(10_000);
+      OutputStream out = s.getOutputStream();
+      out.write(("POST /groups/" + tg[1] + "/receive HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + ROOT
+          + "\r\nContent-Type: application/json\r\nContent-Length: " + body.getBytes(StandardCharsets.UTF_8).length
+          + "\r\n\r\n" + body + "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+          .getBytes(StandardCharsets.UTF_8));
+      out.flush();
+      String answers = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int first = answers.indexOf("\"records\":[]");
+      int second = answers.indexOf("\r\n\r\nok\n");
+      assertThat(first).isPositive();
+      assertThat(second).isGreaterThan(first);
+    }
+  }
+
+  @Test
   void badInputIsAJson4xxSayingWhatIsWrong() throws Exception {
     String[] tg = topicAndGroup(1);
     String g = tg[1];

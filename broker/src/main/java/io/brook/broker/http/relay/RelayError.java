@@ -15,7 +15,7 @@ import java.util.Map;
  */
 public record RelayError(int httpStatus, String status, String code, String message, Map<String, String> metadata) {
   public RelayError {
-    metadata = Map.copyOf(metadata);
+    metadata = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metadata)); // in order: limit, value
   }
 
   public JsonObject toJson() {

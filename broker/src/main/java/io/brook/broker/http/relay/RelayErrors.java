@@ -34,6 +34,14 @@ public final class RelayErrors {
     return new RelayError(HttpStatuses.of(status), status.name(), Errors.reason(error), Errors.clip(message), metadata);
   }
 
+  /** ErrorInfo's metadata of a limit, in gRPC's order: limit (the config key), value. */
+  static Map<String, String> limit(String key, long value) {
+    Map<String, String> m = new java.util.LinkedHashMap<>();
+    m.put("limit", key);
+    m.put("value", Long.toString(value));
+    return m;
+  }
+
   public static RelayError of(Throwable t) {
     if (t instanceof CompletionException && t.getCause() != null) {
       t = t.getCause();
@@ -42,7 +50,7 @@ public final class RelayErrors {
       return r.error();
     }
     if (t instanceof LimitExceededException l) {
-      return of(l.error(), l.getMessage(), Map.of("limit", l.key(), "value", Long.toString(l.limit())));
+      return of(l.error(), l.getMessage(), limit(l.key(), l.limit()));
     }
     if (t instanceof BrokerException b) {
       return of(b.error(), b.getMessage());

@@ -52,7 +52,7 @@ public final class RelayException extends RuntimeException {
   /** 413: a body over the route's limit (gRPC's RESOURCE_EXHAUSTED for a message over max.request.bytes). */
   public static RelayException tooLarge(String message, String limitKey, long limit) {
     return new RelayException(new RelayError(413, "RESOURCE_EXHAUSTED", null, message,
-        limitKey == null ? Map.of() : Map.of("limit", limitKey, "value", Long.toString(limit))));
+        limitKey == null ? Map.of() : RelayErrors.limit(limitKey, limit)));
   }
 
   /** 415: a body of a media type the route does not take. */

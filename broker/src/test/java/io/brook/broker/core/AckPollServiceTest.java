@@ -232,6 +232,48 @@ class AckPollServiceTest {
         BrokerError.NOT_OWNER);
   }
 
+  @Test
+  void aStreamMemberAndAnHttpConsumerShareThePoolButNotANameNorTheirLeases() throws Exception {
+    List<Delivery> streamed = new ArrayList<>();
+    AckReceiver stream = new AckService(manager).open(new ReceiveStart("g", List.of("t"), "grpc-1", 4, 0, "test",
+        null));
+    stream.connect(new ReceiveStream() {
+      @Override
+      public long sendableBytes() {
+        return Long.MAX_VALUE;
+      }
+
+      @Override
+      public boolean open() {
+        return true;
+      }
+
+      @Override
+      public void deliver(List<Delivery> deliveries) {
+        streamed.addAll(deliveries);
+      }
+
+      @Override
+      public void unused() {}
+
+      @Override
+      public void replaced(BrokerException why) {}
+
+      @Override
+      public void shutDown(String why) {}
+    }, id -> { });
+    assertThat(offsets(streamed)).containsExactly(0L, 1L, 2L, 3L);
+    assertThat(offsets(receive("c1", 10))).containsExactly(4L, 5L, 6L, 7L, 8L, 9L); // the rest of the pool
+    assertError(() -> start("grpc-1", "t", 1, 0), BrokerError.INVALID_REQUEST);
+    assertThatThrownBy(() -> new AckService(manager).open(new ReceiveStart("g", List.of("t"), "c1", 0, 0, "test",
+        null)).connect(null, id -> { })).isInstanceOfSatisfying(BrokerException.class,
+            e -> assertThat(e.error()).isEqualTo(BrokerError.INVALID_REQUEST));
+    // Neither settles what the other holds.
+    assertThat(polls.settle("g", "c1", acks(0, 0), null)).singleElement()
+        .satisfies(f -> assertThat(f.error()).isEqualTo(BrokerError.NOT_LEASED));
+    assertError(() -> new AckService(manager).settle("g", "c1", acks(4, 4), null), BrokerError.UNKNOWN_MEMBER_ID);
+  }
+
   /** {@code expected} null: the call succeeds. */
   static void assertError(ThrowingCall call, BrokerError expected) throws Exception {
     if (expected == null) {

@@ -4,10 +4,13 @@ import io.brook.broker.http.relay.Relay;
 import io.brook.broker.http.relay.RelayRequest;
 import io.brook.broker.outbound.OutboundMemory;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -23,9 +26,10 @@ final class RelayExchange implements RelayRequest.Connection {
   private final ChannelHandlerContext ctx;
   private final OutboundMemory.Account account;
   private final Executor executor;
-  /** Guarded by this: bytes reserved for the answer so far, and whether it was sent. */
+  /** Guarded by this: bytes reserved for the answer so far, whether it was sent, the close listeners to remove then. */
   private long reserved;
   private boolean sent;
+  private final List<ChannelFutureListener> onClose = new ArrayList<>();
 
   private RelayExchange(ChannelHandlerContext ctx, OutboundMemory.Account account, Executor executor) {
     this.ctx = ctx;
@@ -42,10 +46,14 @@ final class RelayExchange implements RelayRequest.Connection {
     relay.serve(request.method().name(), uri.path(), uri.parameters(), headers::get, body, tls, exchange)
         .thenAccept(reply -> ctx.channel().eventLoop().execute(() -> {
           long held;
+          List<ChannelFutureListener> listeners;
           synchronized (exchange) {
             exchange.sent = true;
             held = exchange.reserved;
+            listeners = List.copyOf(exchange.onClose);
           }
+          // A keep-alive connection serves many requests: their close hooks must not pile up on it.
+          listeners.forEach(l -> ctx.channel().closeFuture().removeListener(l));
           HttpHandler.send(ctx, ask, RelayResponses.toNetty(reply), account, held);
         }));
   }
@@ -84,7 +92,7 @@ final class RelayExchange implements RelayRequest.Connection {
 
   @Override
   public void onGone(Runnable r) {
-    ctx.channel().closeFuture().addListener(f -> {
+    ChannelFutureListener l = f -> {
       boolean answered;
       synchronized (this) {
         answered = sent;
@@ -92,6 +100,13 @@ final class RelayExchange implements RelayRequest.Connection {
       if (!answered) {
         r.run();
       }
-    });
+    };
+    synchronized (this) {
+      if (sent) {
+        return;
+      }
+      onClose.add(l);
+    }
+    ctx.channel().closeFuture().addListener(l);
   }
 }

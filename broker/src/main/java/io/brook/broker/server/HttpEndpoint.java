@@ -44,7 +44,7 @@ final class HttpEndpoint implements AutoCloseable {
   /** The REST relay: each feature registers its routes on the one router. */
   private static Relay relay(BrokerContext ctx, Supplier<String> notReadyReason) {
     RelayRouter router = new RelayRouter();
-    new RecordRoutes(ctx.produce, ctx.fetch).register(router);
+    new RecordRoutes(ctx.produce, ctx.fetch, ctx.metrics.rpc()).register(router);
     new AckRoutes(ctx.ackPolls).register(router);
     JsonElement openApi = OpenApi.load();
     return new Relay(router, ctx.security.http(), new Cors(ctx.corsOrigins), ctx.grpcExecutor, ctx.maxRequestBytes,

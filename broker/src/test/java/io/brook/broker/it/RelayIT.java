@@ -263,6 +263,12 @@ class RelayIT {
     PartitionRecords grpc = wire.fetchOne("r-bad", 0, 99, 10, 1000);
     assertThat(grpc.getErrorCode().name()).isEqualTo("ERROR_CODE_OFFSET_OUT_OF_RANGE");
     assertThat(message).isEqualTo(grpc.getErrorMessage());
+    // Refused batches count in the metrics as gRPC's do.
+    String metrics = get("/metrics", ROOT).body();
+    assertThat(metrics.lines().filter(l -> l.startsWith("brook_rejected_requests_total{")
+        && l.contains("reason=\"UNKNOWN_PARTITION\"") && !l.endsWith(" 0.0"))).isNotEmpty();
+    assertThat(metrics.lines().filter(l -> l.startsWith("brook_produce_request_duration_seconds_count")
+        && !l.endsWith(" 0.0"))).isNotEmpty();
     // Unknown paths and methods of the relay: JSON too.
     refused(get("/topics/r-bad", ROOT), 404, null, "NOT_FOUND");
     HttpResponse<String> delete = send("DELETE", path, ROOT, null, null, Map.of());

@@ -27,6 +27,8 @@ final class FetchRoute {
   static final int MAX_RECORDS = 10_000;
   /** Payload bytes one answer reads at most (the first record comes whatever its size). */
   static final int MAX_BYTES = 1 << 20;
+  /** The longest wait, whatever fetch.max.wait.ms allows: under the HTTP server's 60 s idle timeout. */
+  static final long MAX_WAIT_MS = 50_000;
   /** JSON takes more room than the payload: base64 is 4/3 of it, escapes more; the reservation is resized to the real size. */
   static final long RESERVE = 2L * MAX_BYTES + (64 << 10);
   /** How a record measures in a JSON answer, about (the reservation is made the real size when sent). */
@@ -71,7 +73,8 @@ final class FetchRoute {
     String enc = request.query("encoding");
     Encoding encoding = enc == null ? Encoding.UTF8 : Encoding.of(enc, "encoding");
     FetchQuery query = new FetchQuery(List.of(new FetchPosition(topic, partition, offset)),
-        max == null ? DEFAULT_MAX_RECORDS : max.intValue(), MAX_BYTES, BatchForm.RECORDS, wait == null ? 0 : wait);
+        max == null ? DEFAULT_MAX_RECORDS : max.intValue(), MAX_BYTES, BatchForm.RECORDS,
+        wait == null ? 0 : Math.min(wait, MAX_WAIT_MS));
     CompletableFuture<RelayReply> answer = new CompletableFuture<>();
     request.reserve(RESERVE).thenRun(() -> firstRead(request, query, encoding, answer))
         .exceptionally(failure -> {

@@ -44,10 +44,11 @@ final class ReceiveRoute {
     Long max = RelayJson.optLong(body, "maxRecords", "", 1, AckPollService.MAX_RECORDS);
     Long bytes = RelayJson.optLong(body, "maxBytes", "", 1, MAX_BYTES);
     Long wait = RelayJson.optLong(body, "waitMs", "", 0, Long.MAX_VALUE);
+    long waitMs = wait == null ? 0 : Math.min(wait, FetchRoute.MAX_WAIT_MS); // under the server's idle timeout
     String enc = RelayJson.optString(body, "encoding", "");
     Encoding encoding = enc == null ? Encoding.UTF8 : Encoding.of(enc, "encoding");
     AckPollService.Pending pending = polls.receive(new PollReceive(group, consumer, topics,
-        max == null ? 0 : max.intValue(), bytes == null ? 0 : bytes.intValue(), wait == null ? 0 : wait, "http",
+        max == null ? 0 : max.intValue(), bytes == null ? 0 : bytes.intValue(), waitMs, "http",
         request.caller().principal()));
     request.onGone(pending::abandon); // run at once if the client is already gone
     return pending.result().thenCompose(r -> {

@@ -2,12 +2,14 @@ package io.brook.broker.http.relay;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
+import io.brook.broker.api.Errors;
 import io.brook.broker.core.BatchOutcome;
 import io.brook.broker.core.BatchToAppend;
 import io.brook.broker.core.FetchService;
 import io.brook.broker.core.ProduceCall;
 import io.brook.broker.core.ProduceService;
 import io.brook.broker.errors.BrokerException;
+import io.brook.broker.metrics.ApiObserver;
 import io.brook.broker.records.IncomingBatch;
 import io.brook.broker.records.LogRecord;
 import java.util.ArrayList;
@@ -33,10 +35,13 @@ public final class RecordRoutes {
 
   private final ProduceService produce;
   private final FetchRoute fetch;
+  private final ApiObserver observer;
 
-  public RecordRoutes(ProduceService produce, FetchService fetch) {
+  /** @param observer told of batches refused and of each produce's duration, as for gRPC's produce */
+  public RecordRoutes(ProduceService produce, FetchService fetch, ApiObserver observer) {
     this.produce = produce;
     this.fetch = new FetchRoute(fetch);
+    this.observer = observer;
   }
 
   public void register(RelayRouter router) {
@@ -47,6 +52,7 @@ public final class RecordRoutes {
   }
 
   CompletionStage<RelayReply> produce(RelayRequest request) {
+    long arrived = System.nanoTime();
     String topic = request.pathParam("topic");
     request.caller().requireProduce(topic);
     boolean synced = synced(request.query("durability"));
@@ -85,7 +91,11 @@ public final class RecordRoutes {
       indexes.add(e.getValue());
     }
     ProduceCall call = new ProduceCall(request.caller().principal(), batches, synced, null);
-    return produce.produce(call, refused -> { }).thenApply(outcomes -> answer(items.size(), outcomes, indexes));
+    return produce.produce(call, e -> observer.refused(Errors.reason(e), Errors.status(e).name()))
+        .thenApply(outcomes -> {
+          observer.produceAnswered(System.nanoTime() - arrived);
+          return answer(items.size(), outcomes, indexes);
+        });
   }
 
   private static boolean synced(String durability) {

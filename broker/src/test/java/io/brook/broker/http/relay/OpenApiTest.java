@@ -20,7 +20,7 @@ class OpenApiTest {
   /** Every feature's routes, as HttpEndpoint.relay registers them (services are not called here). */
   static RelayRouter served() {
     RelayRouter router = new RelayRouter();
-    new RecordRoutes(null, null).register(router);
+    new RecordRoutes(null, null, io.brook.broker.metrics.ApiObserver.NONE).register(router);
     new AckRoutes(null).register(router);
     return router;
   }

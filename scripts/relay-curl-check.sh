@@ -25,9 +25,11 @@ http_port() { sed -n 's/.*Brook ready: .*HTTP on [^,]*:\([0-9]*\).*/\1/p' "$1" |
 python3 - README.md >"$work/examples" <<'PY'
 import shlex, sys
 text = open(sys.argv[1], encoding="utf-8").read()
-start = text.index("<!-- relay-curl-examples -->")
-block = text[start:text.index("<!-- /relay-curl-examples -->")]
-lines = block.split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
+lines, at = [], 0
+while "<!-- relay-curl-examples -->" in text[at:]:  # every marked block, in order (produce/fetch, ack mode)
+    start = text.index("<!-- relay-curl-examples -->", at)
+    at = text.index("<!-- /relay-curl-examples -->", start)
+    lines += text[start:at].split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
 items, cmd, expected = [], None, []
 i = 0
 while i < len(lines):

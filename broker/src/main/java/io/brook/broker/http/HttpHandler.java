@@ -60,6 +60,13 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
   /** The connection's share of the outbound memory (set when the connection opens). */
   static final AttributeKey<OutboundMemory.Account> ACCOUNT = AttributeKey.valueOf("brook.outbound.account");
+  /**
+   * Set while a relay request is served: reading goes on meanwhile, so a client that goes away is seen
+   * at once (a long poll's onGone ends its wait), and a request pipelined meanwhile waits in
+   * {@link #HELD} (one at most: reading stops then, and FlowControlHandler keeps the rest).
+   */
+  static final AttributeKey<Boolean> SERVING = AttributeKey.valueOf("brook.relay.serving");
+  static final AttributeKey<FullHttpRequest> HELD = AttributeKey.valueOf("brook.relay.held");
   /** Room for the status line and headers of an answer. */
   private static final int HEADERS = 256;
 
@@ -77,6 +84,10 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
     ctx.channel().config().setAutoRead(false); // until this request is answered
+    if (Boolean.TRUE.equals(ctx.channel().attr(SERVING).get())) {
+      ctx.channel().attr(HELD).set(request.retain()); // pipelined behind a relay request: served after it
+      return;
+    }
     if (!request.decoderResult().isSuccess()) {
       FullHttpResponse response = text(HttpResponseStatus.BAD_REQUEST, "bad request\n");
       HttpUtil.setKeepAlive(response, false);
@@ -97,7 +108,9 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
       return;
     }
     if (relayPath) {
+      ctx.channel().attr(SERVING).set(true);
       RelayExchange.serve(ctx, relay, request, uri, ask.keepAlive(), account, tlsSession(ctx));
+      ctx.channel().config().setAutoRead(true); // so a client that closes while it waits is seen
       return;
     }
     FullHttpResponse quick = quickAnswer(ask);
@@ -143,7 +156,17 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     ctx.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
       account.release(size);
       if (ask.keepAlive() && f.isSuccess()) {
-        ctx.channel().config().setAutoRead(true); // the next request (one held back, or a new read)
+        ctx.channel().attr(SERVING).set(null);
+        FullHttpRequest held = ctx.channel().attr(HELD).getAndSet(null);
+        if (held == null) {
+          ctx.channel().config().setAutoRead(true); // the next request (one held back, or a new read)
+          return;
+        }
+        try {
+          ((HttpHandler) ctx.handler()).channelRead0(ctx, held);
+        } finally {
+          held.release();
+        }
       } else {
         ctx.close();
       }
@@ -233,6 +256,15 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
     r.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
     return r;
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    FullHttpRequest held = ctx.channel().attr(HELD).getAndSet(null);
+    if (held != null) {
+      held.release();
+    }
+    super.channelInactive(ctx);
   }
 
   @Override

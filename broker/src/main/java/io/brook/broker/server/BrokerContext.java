@@ -6,6 +6,7 @@ import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
 import io.brook.broker.config.CrossKeyRules;
 import io.brook.broker.config.TopicDefaults;
+import io.brook.broker.core.AckPollService;
 import io.brook.broker.core.AckService;
 import io.brook.broker.core.ShareGroupService;
 import io.brook.broker.core.ConsumerGroupService;
@@ -116,6 +117,8 @@ final class BrokerContext {
   final ConsumerGroupService consumerGroups;
   final ShareGroupService shareGroups;
   final AckService ackService;
+  /** HTTP consumers of ack groups (D70). */
+  final AckPollService ackPolls;
   final ShareGroupAdmin shareAdmin;
   /** Store and forward to Kafka (D68); routes with no route configured do nothing. */
   final Forwarder forwarder;
@@ -206,6 +209,8 @@ final class BrokerContext {
         config.get(BrokerKeys.GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS), config.get(BrokerKeys.GROUP_CONSUMER_SESSION_TIMEOUT_MS),
         config.get(BrokerKeys.GROUP_CONSUMER_MIGRATION_POLICY), config.get(BrokerKeys.GROUP_INITIAL_REBALANCE_DELAY_MS)));
     ackService = new AckService(groups);
+    ackPolls = new AckPollService(groups, readExecutor, timer, config.get(BrokerKeys.FETCH_MAX_WAIT_MS),
+        io.brook.broker.http.relay.AckRoutes.MAX_BYTES);
     shareGroups = new ShareGroupService(groups, fetch, readExecutor, timer, config.get(BrokerKeys.FETCH_MAX_WAIT_MS));
     forwarder = new Forwarder(config.forwardRoutes(), fetch, topicAdmin, groupService, ClusterIdFile.load(dataDir),
         config.get(BrokerKeys.GROUP_OFFSETS_RETENTION_MS));

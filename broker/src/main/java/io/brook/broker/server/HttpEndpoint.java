@@ -4,6 +4,7 @@ import io.brook.broker.http.HttpRoutes;
 import io.brook.broker.http.HttpServer;
 import io.brook.broker.http.HttpTls;
 import io.brook.broker.http.StatsSource;
+import io.brook.broker.http.relay.AckRoutes;
 import io.brook.broker.http.relay.Cors;
 import io.brook.broker.http.relay.OpenApi;
 import io.brook.broker.http.relay.RecordRoutes;
@@ -44,6 +45,7 @@ final class HttpEndpoint implements AutoCloseable {
   private static Relay relay(BrokerContext ctx, Supplier<String> notReadyReason) {
     RelayRouter router = new RelayRouter();
     new RecordRoutes(ctx.produce, ctx.fetch, ctx.metrics.rpc()).register(router);
+    new AckRoutes(ctx.ackPolls).register(router);
     JsonElement openApi = OpenApi.load();
     return new Relay(router, ctx.security.http(), new Cors(ctx.corsOrigins), ctx.grpcExecutor, ctx.maxRequestBytes,
         notReadyReason, () -> openApi);

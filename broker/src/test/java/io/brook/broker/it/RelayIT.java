@@ -346,7 +346,7 @@ class RelayIT {
     HttpResponse<String> doc = get("/openapi.json", null);
     JsonObject paths = json(doc).getAsJsonObject("paths");
     for (String template : paths.keySet()) {
-      String path = template.replace("{topic}", "r-orders").replace("{partition}", "0");
+      String path = template.replace("{topic}", "r-orders").replace("{partition}", "0").replace("{group}", "r-group");
       for (Map.Entry<String, JsonElement> op : paths.getAsJsonObject(template).entrySet()) {
         String method = op.getKey().toUpperCase(java.util.Locale.ROOT);
         HttpResponse<String> r = send(method, path, ROOT, method.equals("POST") ? "application/json" : null,

@@ -21,6 +21,7 @@ class OpenApiTest {
   static RelayRouter served() {
     RelayRouter router = new RelayRouter();
     new RecordRoutes(null, null, io.brook.broker.metrics.ApiObserver.NONE).register(router);
+    new AckRoutes(null).register(router);
     return router;
   }
 

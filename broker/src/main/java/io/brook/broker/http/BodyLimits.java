@@ -40,9 +40,19 @@ final class BodyLimits extends HttpObjectAggregator {
   }
 
   /** The most bytes a request's body to {@code path} may have. */
-  static int limit(Relay relay, String path) {
-    return relay != null && relay.handles(path) ? relay.maxBodyBytes() : PROBE_BYTES;
+  /**
+   * Produce bodies may be up to max.request.bytes; other relay requests (settles: a list of offsets)
+   * up to 1 MiB of it; GETs and the probes 64 KiB: a body nothing reads is not worth holding.
+   */
+  static int limit(Relay relay, String method, String path) {
+    if (relay == null || !relay.handles(path) || !method.equals("POST")) {
+      return PROBE_BYTES;
+    }
+    return path.startsWith("/topics/") ? relay.maxBodyBytes() : Math.min(relay.maxBodyBytes(), SETTLE_BYTES);
   }
+
+  /** The most a relay POST other than a produce may carry. */
+  static final int SETTLE_BYTES = 1 << 20;
 
   @Override
   protected boolean isContentLengthInvalid(HttpMessage start, int maxContentLength) {
@@ -67,21 +77,30 @@ final class BodyLimits extends HttpObjectAggregator {
   }
 
   private int limit(HttpMessage m) {
-    return m instanceof HttpRequest req ? limit(relay, new QueryStringDecoder(req.uri()).path()) : PROBE_BYTES;
+    return m instanceof HttpRequest req ? limit(relay, req.method().name(), path(req)) : PROBE_BYTES;
   }
 
   private FullHttpResponse tooLarge(HttpMessage m) {
     int limit = limit(m);
-    String path = m instanceof HttpRequest req ? new QueryStringDecoder(req.uri()).path() : "";
+    String path = m instanceof HttpRequest req ? path(req) : "";
     return tooLarge(relay != null && relay.handles(path), limit);
+  }
+
+  /** The decoded path, or "" when it has a bad %-escape (HttpHandler answers that 400 once the request is read). */
+  private static String path(HttpRequest req) {
+    try {
+      return new QueryStringDecoder(req.uri()).path();
+    } catch (IllegalArgumentException e) {
+      return "";
+    }
   }
 
   /** The 413 for a body over {@code limit}: JSON on relay paths, text elsewhere. */
   static FullHttpResponse tooLarge(boolean relayPath, int limit) {
     if (relayPath) {
       return RelayResponses.toNetty(RelayReply.error(RelayException.tooLarge("the request body is larger than "
-          + limit + " bytes (" + BrokerKeys.MAX_REQUEST_BYTES.name() + ")", BrokerKeys.MAX_REQUEST_BYTES.name(),
-          limit).error()));
+          + limit + " bytes, the most this request takes (a produce: " + BrokerKeys.MAX_REQUEST_BYTES.name()
+          + "; a settle: 1 MiB; a GET: 64 KiB)", BrokerKeys.MAX_REQUEST_BYTES.name(), limit).error()));
     }
     FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
         Unpooled.copiedBuffer("request body too large: at most " + limit + " bytes\n", StandardCharsets.UTF_8));

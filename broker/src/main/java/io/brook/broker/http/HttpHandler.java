@@ -1,5 +1,7 @@
 package io.brook.broker.http;
 
+import io.brook.broker.http.relay.RelayErrors;
+import io.brook.broker.http.relay.RelayReply;
 import io.brook.broker.metrics.BrokerMetrics;
 import io.brook.broker.outbound.OutboundMemory;
 import io.netty.buffer.ByteBuf;
@@ -95,14 +97,24 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
       return;
     }
     QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+    try {
+      uri.path();
+      uri.parameters(); // both decode lazily: a bad %-escape throws here, not on the relay's thread
+    } catch (IllegalArgumentException e) {
+      FullHttpResponse response = RelayResponses.toNetty(RelayReply.error(RelayErrors.badUri(e.getMessage())));
+      send(ctx, new Ask(request.method(), "", null, false, HttpUtil.isKeepAlive(request)), response,
+          ctx.channel().attr(ACCOUNT).get(), 0);
+      return;
+    }
     Ask ask = new Ask(request.method(), uri.path(),
         request.headers().get(HttpHeaderNames.AUTHORIZATION), verifiedClientCertificate(ctx),
         HttpUtil.isKeepAlive(request));
     OutboundMemory.Account account = ctx.channel().attr(ACCOUNT).get();
     Relay relay = routes.relay();
     boolean relayPath = relay != null && relay.handles(ask.path());
-    if (request.content().readableBytes() > BodyLimits.limit(relay, ask.path())) { // a chunked body over its limit
-      FullHttpResponse response = BodyLimits.tooLarge(relayPath, BodyLimits.limit(relay, ask.path()));
+    int bodyLimit = BodyLimits.limit(relay, request.method().name(), ask.path());
+    if (request.content().readableBytes() > bodyLimit) { // a chunked body over its limit
+      FullHttpResponse response = BodyLimits.tooLarge(relayPath, bodyLimit);
       HttpUtil.setKeepAlive(response, false);
       ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
       return;

@@ -276,6 +276,48 @@ class RelayIT {
     assertThat(delete.headers().firstValue("allow")).contains("POST");
   }
 
+  /** Requests java.net.http refuses to send (a bad %-escape), written raw on one keep-alive connection. */
+  private static List<String> rawStatusLines(String... requests) throws Exception {
+    java.util.ArrayList<String> lines = new java.util.ArrayList<>();
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", broker.httpPort())) {
+      s.setSoTimeout(10_000);
+      java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(),
+          StandardCharsets.UTF_8));
+      for (String r : requests) {
+        String body = r.startsWith("POST") ? "x" : ""; // a POST: one binary record
+        s.getOutputStream().write((r + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + ROOT + "\r\n"
+            + (body.isEmpty() ? "" : "Content-Type: application/octet-stream\r\nContent-Length: 1\r\n") + "\r\n"
+            + body).getBytes(StandardCharsets.UTF_8));
+        s.getOutputStream().flush();
+        lines.add(in.readLine());
+        int length = 0;
+        for (String h = in.readLine(); h != null && !h.isEmpty(); h = in.readLine()) {
+          if (h.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+            length = Integer.parseInt(h.substring(15).trim());
+          }
+        }
+        char[] answer = new char[length]; // JSON answers are ASCII here: chars = bytes
+        for (int read = 0; read < length; ) {
+          read += in.read(answer, read, length - read);
+        }
+        lines.add(new String(answer));
+      }
+    }
+    return lines;
+  }
+
+  @Test
+  void aBadPercentEscapeOrNonUtf8QueryTextIsA400AndTheConnectionGoesOn() throws Exception {
+    List<String> answers = rawStatusLines("GET /topics/r-bad/partitions/0/records?offset=%zz",
+        "GET /topics/%zz/records", "POST /topics/r-bin/records?key=%FF", "GET /healthz");
+    assertThat(answers.get(0)).isEqualTo("HTTP/1.1 400 Bad Request");
+    assertThat(answers.get(1)).contains("bad %-escape");
+    assertThat(answers.get(2)).isEqualTo("HTTP/1.1 400 Bad Request");
+    assertThat(answers.get(4)).isEqualTo("HTTP/1.1 400 Bad Request");
+    assertThat(answers.get(5)).contains("not valid UTF-8");
+    assertThat(answers.get(6)).isEqualTo("HTTP/1.1 200 OK");
+  }
+
   @Test
   void bodiesOverMaxRequestBytesAre413WithTheLimitWhetherDeclaredOrChunked() throws Exception {
     byte[] huge = new byte[MAX_REQUEST + 1];
@@ -289,6 +331,9 @@ class RelayIT {
         .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(new byte[3 * MAX_REQUEST])))
         .build(), HttpResponse.BodyHandlers.ofString());
     refused(chunked, 413, null, "RESOURCE_EXHAUSTED");
+    // A GET carries no body worth holding: 64 KiB, as the probes.
+    refused(send("GET", "/topics/r-bad/partitions/0/records?offset=0", ROOT, "application/octet-stream",
+        new byte[70 << 10], Map.of()), 413, null, "RESOURCE_EXHAUSTED");
     // The probes keep their 64 KiB.
     HttpResponse<String> probe = send("POST", "/healthz", null, "text/plain", new byte[70 << 10], Map.of());
     assertThat(probe.statusCode()).isEqualTo(413);

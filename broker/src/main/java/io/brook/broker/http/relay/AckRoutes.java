@@ -113,7 +113,7 @@ public final class AckRoutes {
    */
   static RelayReply answer(List<Settlement.Range> asked, List<Settlement.Failure> failures) {
     JsonArray fs = new JsonArray();
-    long failed = 0;
+    java.math.BigInteger failed = java.math.BigInteger.ZERO; // ranges may reach Long.MAX_VALUE: sums must not wrap
     for (Settlement.Failure f : failures) {
       JsonObject o = new JsonObject();
       o.addProperty("topic", f.topic());
@@ -122,10 +122,11 @@ public final class AckRoutes {
       o.addProperty("lastOffset", f.last());
       o.add("error", RelayErrors.of(f.error(), f.message()).toJson().get("error"));
       fs.add(o);
-      failed += f.last() - f.first() + 1;
+      failed = failed.add(size(f.first(), f.last()));
     }
-    long named = asked.stream().mapToLong(r -> r.last() - r.first() + 1).sum();
-    if (!failures.isEmpty() && failed >= named) {
+    java.math.BigInteger named = asked.stream().map(r -> size(r.first(), r.last()))
+        .reduce(java.math.BigInteger.ZERO, java.math.BigInteger::add);
+    if (!failures.isEmpty() && failed.compareTo(named) >= 0) {
       Settlement.Failure first = failures.get(0);
       RelayError e = RelayErrors.of(first.error(), first.message());
       JsonObject body = e.toJson();
@@ -135,5 +136,9 @@ public final class AckRoutes {
     JsonObject body = new JsonObject();
     body.add("failures", fs);
     return RelayReply.ok(body);
+  }
+
+  private static java.math.BigInteger size(long first, long last) {
+    return java.math.BigInteger.valueOf(last).subtract(java.math.BigInteger.valueOf(first)).add(java.math.BigInteger.ONE);
   }
 }

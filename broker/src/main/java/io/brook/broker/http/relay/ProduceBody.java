@@ -98,6 +98,7 @@ public final class ProduceBody {
    */
   public static Item fromBinary(RelayRequest request) {
     String keyText = request.query("key");
+    refuseReplaced(keyText, "key");
     String ke = request.query("keyEncoding");
     Encoding keyEncoding = ke == null ? Encoding.UTF8 : Encoding.of(ke, "keyEncoding");
     Long partition = queryLong(request, "partition", 0, Integer.MAX_VALUE);
@@ -108,6 +109,7 @@ public final class ProduceBody {
       if (colon <= 0) {
         throw RelayErrors.invalid("header must be name:value (a name of at least one character), got '" + h + "'");
       }
+      refuseReplaced(h, "header");
       headers.add(new RecordHeader(Encoding.UTF8.decode(h.substring(0, colon), "header name"),
           Encoding.UTF8.decode(h.substring(colon + 1), "header value")));
     }
@@ -117,6 +119,17 @@ public final class ProduceBody {
   }
 
   /** A query parameter that must be a decimal integer in [min, max] when present. */
+  /**
+   * Netty decodes a %-escaped query value that is not UTF-8 to U+FFFD: refused, since the bytes the
+   * client meant are gone (keyEncoding=base64 carries any bytes).
+   */
+  private static void refuseReplaced(String text, String where) {
+    if (text != null && text.indexOf('\uFFFD') >= 0) {
+      throw RelayErrors.invalid(where + " in the query is not valid UTF-8 once %-decoded (or holds U+FFFD): "
+          + "send the bytes base64 with keyEncoding=base64, or use the JSON form");
+    }
+  }
+
   static Long queryLong(RelayRequest request, String name, long min, long max) {
     String text = request.query(name);
     if (text == null) {

@@ -21,6 +21,11 @@ public final class RelayErrors {
   private RelayErrors() {}
 
   /** A client mistake in the request: 400 INVALID_ARGUMENT, code INVALID_REQUEST. */
+  /** A path or query with a bad %-escape (Netty cannot decode it). */
+  public static RelayError badUri(String why) {
+    return of(BrokerError.INVALID_REQUEST, "the request's path or query has a bad %-escape: " + why);
+  }
+
   public static BrokerException invalid(String message) {
     return new BrokerException(BrokerError.INVALID_REQUEST, message);
   }

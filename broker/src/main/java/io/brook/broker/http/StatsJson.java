@@ -1,5 +1,6 @@
 package io.brook.broker.http;
 
+import io.brook.broker.core.ForwardRouteStatus;
 import io.brook.broker.disk.DiskStats;
 import io.brook.broker.groups.Group;
 import io.brook.broker.groups.GroupMode;
@@ -10,7 +11,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
-/** The /stats document: the broker, its disk, each topic's partitions and each group's progress. */
+/**
+ * The /stats document: the broker, its disk, each topic's partitions, each group's progress and each
+ * forward route's.
+ */
 final class StatsJson {
   private StatsJson() {}
 
@@ -34,6 +38,7 @@ final class StatsJson {
       group(w, g.describe());
     }
     w.endArray();
+    forward(w, s.forward().get());
     return w.endObject().toString();
   }
 
@@ -94,5 +99,43 @@ final class StatsJson {
       w.endObject();
     }
     w.endArray().endObject();
+  }
+
+  /** The forward routes (D71), in config order, with their cursors. */
+  private static void forward(JsonWriter w, List<ForwardRouteStatus> routes) {
+    w.name("forward").beginArray();
+    for (ForwardRouteStatus r : routes) {
+      w.beginObject()
+          .name("route").value(r.name())
+          .name("source").value(r.source())
+          .name("target").value(r.target())
+          .name("bootstrap_servers").value(r.bootstrap())
+          .name("state").value(r.state().name())
+          .name("forwarded_records").value(r.forwardedRecords())
+          .name("forwarded_bytes").value(r.forwardedBytes())
+          .name("lag_records").value(r.lagRecords())
+          .name("lag_ms").value(Math.round(r.lagSeconds() * 1000))
+          .name("dropped_records").value(r.droppedRecords());
+      w.name("errors").beginObject();
+      r.errors().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> w.name(e.getKey()).value(e.getValue()));
+      w.endObject().name("last_error");
+      if (r.lastError() == null) {
+        w.nullValue();
+      } else {
+        w.value(r.lastError());
+      }
+      w.name("last_error_at_ms").value(r.lastErrorAtMs());
+      w.name("partitions").beginArray();
+      for (ForwardRouteStatus.Cursor c : r.partitions()) {
+        w.beginObject()
+            .name("topic").value(c.topic())
+            .name("partition").value(c.partition())
+            .name("position").value(c.position())
+            .name("end_offset").value(c.endOffset())
+            .endObject();
+      }
+      w.endArray().endObject();
+    }
+    w.endArray();
   }
 }

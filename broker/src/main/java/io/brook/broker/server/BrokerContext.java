@@ -10,6 +10,7 @@ import io.brook.broker.core.AckService;
 import io.brook.broker.core.ShareGroupService;
 import io.brook.broker.core.ConsumerGroupService;
 import io.brook.broker.core.FetchService;
+import io.brook.broker.core.ForwardControl;
 import io.brook.broker.core.ClassicGroupService;
 import io.brook.broker.core.GroupService;
 import io.brook.broker.core.ShareGroupAdmin;
@@ -111,6 +112,8 @@ final class BrokerContext {
   final ShareGroupService shareGroups;
   final AckService ackService;
   final ShareGroupAdmin shareAdmin;
+  /** The forward routes as operations see them (D71); the forwarder (D68) replaces NONE. */
+  final ForwardControl forward = ForwardControl.NONE;
   private final ActiveWriters<Partition> appending = new ActiveWriters<>(ACTIVE_WRITER_WINDOW_MS, System::nanoTime);
 
   /**
@@ -179,7 +182,9 @@ final class BrokerContext {
     groups.retention(config.get(BrokerKeys.GROUP_OFFSETS_RETENTION_MS));
     outbound = outboundMemory(config.get(BrokerKeys.OUTBOUND_MAX_BYTES),
         config.get(BrokerKeys.OUTBOUND_CLIENT_MAX_BYTES));
-    metrics = new BrokerMetrics(topics, groups, disk, retention, connections::open, draining::open, outbound);
+    // this.forward, read at scrape time: the routes may be built after the metrics
+    metrics = new BrokerMetrics(topics, groups, disk, retention, connections::open, draining::open, outbound,
+        () -> this.forward.routes());
     api = new ApiSettings(config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), readExecutor, draining, metrics.rpc());
     // The core both doors call.
     produce = new ProduceService(topics, new BatchValidator(config.get(BrokerKeys.MAX_BATCH_RECORDS)), disk, flusher,

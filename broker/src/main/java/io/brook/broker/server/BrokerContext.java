@@ -10,7 +10,6 @@ import io.brook.broker.core.AckService;
 import io.brook.broker.core.ShareGroupService;
 import io.brook.broker.core.ConsumerGroupService;
 import io.brook.broker.core.FetchService;
-import io.brook.broker.core.ForwardControl;
 import io.brook.broker.core.ClassicGroupService;
 import io.brook.broker.core.GroupService;
 import io.brook.broker.core.ShareGroupAdmin;
@@ -35,6 +34,9 @@ import io.brook.broker.kafka.apis.BrokerSettings;
 import io.brook.broker.topics.BatchValidator;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Retention;
+import io.brook.broker.topics.RetentionHold;
+import io.brook.broker.forward.Forwarder;
+import io.brook.broker.disk.DiskState;
 import io.brook.broker.topics.TopicConfig;
 import io.brook.broker.topics.TopicManager;
 import java.io.IOException;
@@ -112,8 +114,8 @@ final class BrokerContext {
   final ShareGroupService shareGroups;
   final AckService ackService;
   final ShareGroupAdmin shareAdmin;
-  /** The forward routes as operations see them (D71); the forwarder (D68) replaces NONE. */
-  final ForwardControl forward = ForwardControl.NONE;
+  /** Store and forward to Kafka (D68); routes with no route configured do nothing. */
+  final Forwarder forwarder;
   private final ActiveWriters<Partition> appending = new ActiveWriters<>(ACTIVE_WRITER_WINDOW_MS, System::nanoTime);
 
   /**
@@ -129,6 +131,7 @@ final class BrokerContext {
           String.join(", ", config.serviceLinks().keySet()));
     }
     CrossKeyRules.check(config);
+    Forwarder.check(config.forwardRoutes());
     BrokerSecurity security = BrokerSecurity.load(config);
     DataDirectoryLock lock = DataDirectoryLock.acquire(config.get(BrokerKeys.DATA_DIR));
     try {
@@ -182,9 +185,9 @@ final class BrokerContext {
     groups.retention(config.get(BrokerKeys.GROUP_OFFSETS_RETENTION_MS));
     outbound = outboundMemory(config.get(BrokerKeys.OUTBOUND_MAX_BYTES),
         config.get(BrokerKeys.OUTBOUND_CLIENT_MAX_BYTES));
-    // this.forward, read at scrape time: the routes may be built after the metrics
+    // this.forwarder, read at scrape time: the forwarder is built after the metrics
     metrics = new BrokerMetrics(topics, groups, disk, retention, connections::open, draining::open, outbound,
-        () -> this.forward.routes());
+        () -> this.forwarder.routes());
     api = new ApiSettings(config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), readExecutor, draining, metrics.rpc());
     // The core both doors call.
     produce = new ProduceService(topics, new BatchValidator(config.get(BrokerKeys.MAX_BATCH_RECORDS)), disk, flusher,
@@ -202,6 +205,10 @@ final class BrokerContext {
         config.get(BrokerKeys.GROUP_CONSUMER_MIGRATION_POLICY), config.get(BrokerKeys.GROUP_INITIAL_REBALANCE_DELAY_MS)));
     ackService = new AckService(groups);
     shareGroups = new ShareGroupService(groups, fetch, readExecutor, timer, config.get(BrokerKeys.FETCH_MAX_WAIT_MS));
+    forwarder = new Forwarder(config.forwardRoutes(), fetch, topicAdmin, groupService, ClusterIdFile.load(dataDir));
+    // A route that waits keeps its records from retention only while producers can still write (D19, D68).
+    retention.hold(RetentionHold.whileSpace(() -> disk.state() == DiskState.OK,
+        p -> forwarder.keepFrom(p.topic().name(), p.index())));
   }
 
   /** The disk guard's writers: partitions appended to lately plus every group's journal (D19). */

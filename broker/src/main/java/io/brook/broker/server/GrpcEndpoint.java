@@ -74,7 +74,7 @@ final class GrpcEndpoint {
         .addService(api(new AdminGrpcService(ctx.topicAdmin), withAuth(gate)))
         .addService(api(new GroupGrpcService(ctx.groupService), withAuth(address, gate)))
         .addService(api(new AckGrpcService(ctx.ackService, ctx.draining, accounts), withAuth(address, gate)))
-        .addService(api(new ForwardGrpcService(ctx.forward), withAuth(gate)))
+        .addService(api(new ForwardGrpcService(ctx.forwarder), withAuth(gate)))
         .addService(health.getHealthService())
         .addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(), withAuth()))
         .build();

@@ -30,7 +30,7 @@ final class HttpEndpoint implements AutoCloseable {
     String version = Broker.class.getPackage().getImplementationVersion();
     routes = new HttpRoutes(notReadyReason, ctx.metrics, new StatsSource(version == null ? "dev" : version,
         ctx.startedAtMs, ctx.topics, ctx.groups, ctx.disk,
-        connections(ctx), () -> ctx.forward.routes()), ctx.security::httpAllowed);
+        connections(ctx), () -> ctx.forwarder.routes()), ctx.security::httpAllowed);
   }
 
   /** Open connections per listener, for /stats (kafka counts 0 while it is off). */

@@ -6,6 +6,7 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -14,6 +15,13 @@ import java.util.function.ToDoubleFunction;
  * route (label {@code route}): a route is a handful of series whatever its partition count.
  */
 final class ForwardMetrics {
+  /**
+   * The error kinds ForwardRouteStatus documents: each is a series from the start, at 0 until it
+   * happens, so rate() and alerts see the first failure (and the dashboard's query has a series).
+   */
+  static final List<String> ERROR_KINDS = List.of("timeout", "network", "authentication", "authorization",
+      "unknown_topic", "record_too_large", "other");
+
   private final PrometheusRegistry registry;
   private final Supplier<List<ForwardRouteStatus>> routes;
 
@@ -43,9 +51,9 @@ final class ForwardMetrics {
         .labelNames("route", "kind")
         .callback(cb -> {
           for (ForwardRouteStatus r : routes.get()) {
-            for (Map.Entry<String, Long> e : r.errors().entrySet()) {
-              cb.call(e.getValue(), r.name(), e.getKey());
-            }
+            Map<String, Long> byKind = new TreeMap<>(r.errors());
+            ERROR_KINDS.forEach(kind -> byKind.putIfAbsent(kind, 0L));
+            byKind.forEach((kind, n) -> cb.call(n, r.name(), kind));
           }
         }).register(registry);
     GaugeWithCallback.builder().name("brook_forward_state")

@@ -34,6 +34,7 @@ class ForwardMetricsTest {
         "brook_forward_lag_seconds{route=\"orders\"} 1.5",
         "brook_forward_dropped_records_total{route=\"orders\"} 3.0",
         "brook_forward_errors_total{kind=\"network\",route=\"orders\"} 7.0",
+        "brook_forward_errors_total{kind=\"timeout\",route=\"orders\"} 0.0", // every kind from the start
         "brook_forward_state{route=\"orders\",state=\"BACKING_OFF\"} 1.0",
         "brook_forward_state{route=\"orders\",state=\"RUNNING\"} 0.0");
 

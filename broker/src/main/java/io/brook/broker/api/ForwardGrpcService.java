@@ -73,9 +73,10 @@ public final class ForwardGrpcService extends ForwardServiceGrpc.ForwardServiceI
   }
 
   /**
-   * The route, once the caller holds what {@code lacks} asks on its source. An unknown route, or one
-   * the caller may not even see, is INVALID_REQUEST naming the routes it may see; one it sees but may
-   * not change is PERMISSION_DENIED, in the words of the method rules' refusals.
+   * The route, once the caller holds what {@code lacks} asks on its source. An unknown route is
+   * INVALID_REQUEST naming the routes the caller may see; a route it may not see or change is
+   * PERMISSION_DENIED naming what it lacks, in the words of the method rules' refusals (as
+   * DescribeTopic on a topic it holds nothing on).
    */
   private ForwardRouteStatus checked(String name, Function<String, String> lacks) {
     if (name.isEmpty()) {
@@ -83,13 +84,16 @@ public final class ForwardGrpcService extends ForwardServiceGrpc.ForwardServiceI
     }
     ForwardRouteStatus route = forward.routes().stream().filter(r -> r.name().equals(name)).findFirst()
         .orElse(null);
-    if (route == null || Caller.lacksSightOfSource(route.source()) != null) {
+    if (route == null) {
       List<String> known = visible().stream().map(ForwardRouteStatus::name).toList();
       throw new BrokerException(BrokerError.INVALID_REQUEST, "no forward route '" + name + "'"
           + (known.isEmpty() ? " (no routes are configured" + (forward.routes().isEmpty() ? "" : " that you may see")
               + ")" : " (routes: " + String.join(", ", known) + ")"));
     }
-    String missing = lacks.apply(route.source());
+    String missing = Caller.lacksSightOfSource(route.source());
+    if (missing == null) {
+      missing = lacks.apply(route.source());
+    }
     if (missing != null) {
       throw new StatusRuntimeException(Status.PERMISSION_DENIED.withDescription(
           "principal " + Caller.principal() + " lacks " + missing + " (the source of forward route " + name + ")"));

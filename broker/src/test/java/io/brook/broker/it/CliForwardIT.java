@@ -77,7 +77,9 @@ class CliForwardIT {
   }
 
   static JsonObject statsRoute(String name) throws Exception {
-    JsonArray routes = JsonParser.parseString(get("/stats")).getAsJsonObject().getAsJsonArray("forward");
+    JsonObject stats = JsonParser.parseString(get("/stats")).getAsJsonObject();
+    assertThat(stats.has("forward")).as("/stats has a forward section: %s", stats.keySet()).isTrue();
+    JsonArray routes = stats.getAsJsonArray("forward");
     for (var r : routes) {
       if (r.getAsJsonObject().get("route").getAsString().equals(name)) {
         return r.getAsJsonObject();

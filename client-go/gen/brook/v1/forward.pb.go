@@ -106,7 +106,9 @@ type ForwardRoute struct {
 	// Records retention deleted before they were forwarded, since the broker started.
 	DroppedRecords int64 `protobuf:"varint,10,opt,name=dropped_records,json=droppedRecords,proto3" json:"dropped_records,omitempty"`
 	// Failures since the broker started, by kind (timeout, authentication,
-	// authorization, unknown_topic, record_too_large, network, other).
+	// authorization, unknown_topic, record_too_large, network, other; reordered:
+	// Kafka wrote records of a partition after one that failed, so they will be
+	// there again, after it, out of order).
 	Errors map[string]int64 `protobuf:"bytes,11,rep,name=errors,proto3" json:"errors,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	// The last failure's message; empty when none yet.
 	LastError string `protobuf:"bytes,12,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`

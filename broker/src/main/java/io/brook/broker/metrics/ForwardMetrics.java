@@ -16,11 +16,12 @@ import java.util.function.ToDoubleFunction;
  */
 final class ForwardMetrics {
   /**
-   * The error kinds ForwardRouteStatus documents: each is a series from the start, at 0 until it
-   * happens, so rate() and alerts see the first failure (and the dashboard's query has a series).
+   * The error kinds ForwardRouteStatus documents, and the forwarder's "reordered" (D68: Kafka wrote
+   * records after one that failed): each is a series from the start, at 0 until it happens, so
+   * rate() and alerts see the first failure (and the dashboard's query has a series).
    */
   static final List<String> ERROR_KINDS = List.of("timeout", "network", "authentication", "authorization",
-      "unknown_topic", "record_too_large", "other");
+      "unknown_topic", "record_too_large", "other", "reordered");
 
   private final PrometheusRegistry registry;
   private final Supplier<List<ForwardRouteStatus>> routes;
@@ -47,7 +48,8 @@ final class ForwardMetrics {
         + "them (they never reach Kafka).", ForwardRouteStatus::droppedRecords);
     CounterWithCallback.builder().name("brook_forward_errors_total")
         .help("Failures of a forward route talking to Kafka, by kind (timeout, network, authentication, "
-            + "authorization, unknown_topic, record_too_large, other).")
+            + "authorization, unknown_topic, record_too_large, other; reordered: Kafka wrote records after one "
+            + "that failed, so they will be there again, out of order).")
         .labelNames("route", "kind")
         .callback(cb -> {
           for (ForwardRouteStatus r : routes.get()) {

@@ -95,7 +95,8 @@ final class ForwardCommand {
       out.println();
       Table partitions = new Table("TOPIC", "PARTITION", "POSITION", "END-OFFSET", "LAG");
       for (ForwardCursor c : r.partitions()) {
-        partitions.row(c.topic(), c.partition(), c.position(), c.endOffset(), Math.max(0, c.endOffset() - c.position()));
+        partitions.row(c.topic(), c.partition(), c.position(), c.endOffset(),
+            Math.max(0, c.endOffset() - c.position()));
       }
       partitions.print(out);
     }

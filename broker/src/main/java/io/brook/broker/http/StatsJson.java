@@ -117,7 +117,8 @@ final class StatsJson {
           .name("lag_ms").value(Math.round(r.lagSeconds() * 1000))
           .name("dropped_records").value(r.droppedRecords());
       w.name("errors").beginObject();
-      r.errors().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> w.name(e.getKey()).value(e.getValue()));
+      r.errors().entrySet().stream().sorted(Map.Entry.comparingByKey())
+          .forEach(e -> w.name(e.getKey()).value(e.getValue()));
       w.endObject().name("last_error");
       if (r.lastError() == null) {
         w.nullValue();

@@ -74,7 +74,8 @@ class ForwardGrpcServiceTest {
   @Test
   void pauseAndResumeNeedAdminOnTheSource() {
     List<String> failures = new ArrayList<>();
-    String[][] matrix = { // principal, route, expected: ok | denied (sees it, may not change it) | hidden (may not see it)
+    // principal, route, expected: ok | denied (sees it, may not change it) | hidden (may not see it)
+    String[][] matrix = {
         {"root", "orders", "ok"}, {"root", "sensors", "ok"},
         {"ops", "orders", "ok"}, {"ops", "sensors", "hidden"},
         {"fleet", "sensors", "ok"}, {"fleet", "orders", "hidden"},

@@ -98,6 +98,7 @@ class ForwardCommandTest {
   }
 
   private static String state(String route) {
-    return String.format("%-11s", ForwardCommand.name(io.brook.client.admin.ForwardRouteState.valueOf(server.routes.route(route).state().name())));
+    String state = server.routes.route(route).state().name();
+    return String.format("%-11s", ForwardCommand.name(io.brook.client.admin.ForwardRouteState.valueOf(state)));
   }
 }

@@ -38,6 +38,7 @@ import io.brook.broker.topics.Retention;
 import io.brook.broker.topics.RetentionHold;
 import io.brook.broker.forward.Forwarder;
 import io.brook.broker.disk.DiskState;
+import io.brook.broker.disk.DiskStats;
 import io.brook.broker.topics.TopicConfig;
 import io.brook.broker.topics.TopicManager;
 import java.io.IOException;
@@ -206,10 +207,19 @@ final class BrokerContext {
         config.get(BrokerKeys.GROUP_CONSUMER_MIGRATION_POLICY), config.get(BrokerKeys.GROUP_INITIAL_REBALANCE_DELAY_MS)));
     ackService = new AckService(groups);
     shareGroups = new ShareGroupService(groups, fetch, readExecutor, timer, config.get(BrokerKeys.FETCH_MAX_WAIT_MS));
-    forwarder = new Forwarder(config.forwardRoutes(), fetch, topicAdmin, groupService, ClusterIdFile.load(dataDir));
-    // A route that waits keeps its records from retention only while producers can still write (D19, D68).
-    retention.hold(RetentionHold.whileSpace(() -> disk.state() == DiskState.OK,
-        p -> forwarder.keepFrom(p.topic().name(), p.index())));
+    forwarder = new Forwarder(config.forwardRoutes(), fetch, topicAdmin, groupService, ClusterIdFile.load(dataDir),
+        config.get(BrokerKeys.GROUP_OFFSETS_RETENTION_MS));
+    retention.hold(RetentionHold.whileSpace(this::retentionMayHold, p -> forwarder.keepFrom(p.topic().name(),
+        p.index())));
+  }
+
+  /**
+   * Whether a forward route that waits may keep records from retention (D68): only while free space is
+   * a quarter above the produce threshold, so retention frees space before producers are refused (D19).
+   */
+  private boolean retentionMayHold() {
+    DiskStats d = disk.stats();
+    return d.state() == DiskState.OK && d.freeBytes() >= d.produceThresholdBytes() + d.produceThresholdBytes() / 4;
   }
 
   /** The forward routes now, for the metrics, which are built before the forwarder and read it at scrape time. */

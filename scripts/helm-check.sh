@@ -203,5 +203,13 @@ must_fail "an advertised port that is not the external LoadBalancer's port" "kaf
   --set kafka.external.enabled=true --set kafka.advertised=kafka.example.com:9093
 must_fail "the external Kafka Service with the listener off" "kafka.external.enabled: the Kafka listener is off" \
   --set kafka.enabled=false --set kafka.external.enabled=true --set kafka.advertised=kafka.example.com:9092
+must_fail "a forward route name with a dot (it would split the config key)" "invalid propertyName 'a.b'" \
+  --set 'forward.routes.a\.b.source=orders' --set 'forward.routes.a\.b.bootstrap\.servers=k:9092'
+must_fail "a forward route without bootstrap.servers" "at '/forward/routes/orders': missing property 'bootstrap.servers'" \
+  --set forward.routes.orders.source=orders
+must_fail "an unknown forward route key" "at '/forward/routes/orders': additional properties 'bootstrap' not allowed" \
+  --set forward.routes.orders.source=orders --set 'forward.routes.orders.bootstrap\.servers=k:9092' \
+  --set forward.routes.orders.bootstrap=k:9092
+must_fail "a forward Secret name that is no Secret name" "at '/forward/secrets/0'" --set 'forward.secrets[0]=Bad_Name'
 
 finish

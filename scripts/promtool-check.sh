@@ -58,7 +58,10 @@ fi
 PROMTOOL="$PROMTOOL_DIR/promtool"
 "$PROMTOOL" --version 2>&1 | head -n 1
 
-start_broker "$work"
+# A forward route to a Kafka address that refuses connections: its brook_forward_* series are in
+# the scrape (the dashboard queries them) without a Kafka cluster.
+printf 'forward.orders.source=orders\nforward.orders.bootstrap.servers=127.0.0.1:1\n' >"$work/brook.properties"
+start_broker "$work" --config "$work/brook.properties"
 http_port="$(sed -n 's/.*Brook ready: .*, HTTP on [^:]*:\([0-9]*\),.*/\1/p' "$work/broker.log" | head -n 1)"
 export BROOK_BROKER="127.0.0.1:$BROKER_PORT"
 base="http://127.0.0.1:$http_port"
@@ -87,6 +90,8 @@ check "brook_produced_records_total{topic=\"orders\"} is 1000" \
   grep -qx 'brook_produced_records_total{topic="orders"} 1000.0' "$scrape"
 check "brook_rejected_requests_total counts the refused create" \
   grep -q '^brook_rejected_requests_total{code="ALREADY_EXISTS",reason="TOPIC_ALREADY_EXISTS"} 1.0$' "$scrape"
+check "brook_forward_lag_records{route=\"orders\"} is 1000 (its Kafka refuses connections)" \
+  grep -qx 'brook_forward_lag_records{route="orders"} 1000.0' "$scrape"
 
 # Every metric the dashboard queries is in the scrape (as a sample or a declared metric).
 missing=()

@@ -16,6 +16,7 @@ Each command prints one line per problem and exits 1 when there is any.
 import collections
 import base64
 import copy
+import re
 import sys
 
 import yaml
@@ -36,6 +37,7 @@ EXPECTED_KINDS = {
     "kafka-nodeport-values": {"ServiceAccount": 1, "ConfigMap": 2, "Service": 3, "StatefulSet": 1, "Pod": 1},
     "kafka-external-values": {"ServiceAccount": 1, "ConfigMap": 2, "Service": 3, "StatefulSet": 1, "Pod": 1, "Secret": 1},
     "kafka-auth-values": {"ServiceAccount": 1, "ConfigMap": 2, "Service": 3, "StatefulSet": 1, "Pod": 1, "Secret": 1},
+    "forward-values": {"ServiceAccount": 1, "ConfigMap": 2, "Service": 2, "StatefulSet": 1, "Pod": 1},
 }
 
 # The address the Kafka listener advertises (BROOK_KAFKA_ADVERTISED) for each values set, written out
@@ -53,6 +55,7 @@ EXPECTED_KAFKA_ADVERTISED = {
     "kafka-nodeport-values": "203.0.113.10:30092",
     "kafka-external-values": "kafka.example.com:9094",
     "kafka-auth-values": "203.0.113.10:30093",
+    "forward-values": "rel-brook.brook-ns.svc.cluster.local:9092",
 }
 
 
@@ -273,6 +276,7 @@ def cmd_expect(name, rendered, chart_dir, root):
              "headless Service is not headless/publishNotReadyAddresses")
 
     errs += kafka_problems(name, v, fullname, by, c, env, gen_tls)
+    errs += forward_problems(v, props, mounts, vols)
 
     # ServiceMonitor: only when on; bearer token with auth, https + tlsConfig with TLS
     sm = by.get(("ServiceMonitor", fullname))
@@ -325,6 +329,42 @@ def cmd_expect(name, rendered, chart_dir, root):
         need(script is not None and script["data"]["test-produce-consume.sh"].rstrip("\n") == want_script.rstrip("\n"),
              "test script ConfigMap differs from files/test-produce-consume.sh")
     return report(errs)
+
+
+def properties(text):
+    """brook.properties as java.util.Properties reads it (key = value lines; backslash escapes)."""
+    out = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, _, value = line.partition(" = ")
+        out[key] = re.sub(r"\\(.)", r"\1", value)
+    return out
+
+
+def forward_problems(v, props, mounts, vols):
+    """forward.routes: every route key as a forward.<route>.<key> line, and nothing else under forward.;
+    forward.secrets: each Secret mounted at /etc/brook/kafka/<name>."""
+    errs = []
+    want = {}
+    for route, keys in (v["forward"]["routes"] or {}).items():
+        for key, val in keys.items():
+            want[f"forward.{route}.{key}"] = str(val).lower() if isinstance(val, bool) else str(val)
+    got = {k: val for k, val in properties(props).items() if k.startswith("forward.")}
+    if got != want:
+        for k in sorted(set(got) | set(want)):
+            if got.get(k) != want.get(k):
+                errs.append(f"brook.properties {k}: {got.get(k)!r}, values say {want.get(k)!r}")
+    secrets = v["forward"]["secrets"] or []
+    kafka_mounts = {p: n for p, n in mounts.items() if p.startswith("/etc/brook/kafka/")}
+    if sorted(kafka_mounts) != sorted(f"/etc/brook/kafka/{s}" for s in secrets):
+        errs.append(f"Kafka Secret mounts {sorted(kafka_mounts)}, forward.secrets {secrets}")
+    for s in secrets:
+        vol = vols.get(kafka_mounts.get(f"/etc/brook/kafka/{s}"), {})
+        if vol.get("secret", {}).get("secretName") != s:
+            errs.append(f"/etc/brook/kafka/{s} is not the Secret {s}: {vol}")
+    return errs
 
 
 def san_names(cert_b64):

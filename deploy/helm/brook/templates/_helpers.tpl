@@ -138,6 +138,17 @@ auth.permissions.file = /etc/brook/config/permissions
 {{- $v := index $.Values.config $key }}
 {{ $key }} = {{ if or (kindIs "string" $v) (kindIs "bool" $v) }}{{ $v }}{{ else }}{{ $v | int64 }}{{ end }}
 {{- end }}
+{{- with .Values.forward.routes }}
+# Forward routes (forward.routes): read once at start.
+{{- end }}
+{{- range $route := keys .Values.forward.routes | sortAlpha }}
+{{- $r := index $.Values.forward.routes $route }}
+{{- range $key := keys $r | sortAlpha }}
+{{- $v := index $r $key }}
+{{- /* a properties file reads \ as an escape: a value's backslashes are written doubled */}}
+forward.{{ $route }}.{{ $key }} = {{ if kindIs "string" $v }}{{ $v | replace "\\" "\\\\" }}{{ else if kindIs "bool" $v }}{{ $v }}{{ else }}{{ $v | int64 }}{{ end }}
+{{- end }}
+{{- end }}
 {{ end }}
 
 {{/* The permissions file (auth.permissions.file): auth.permissions, then the helm test's line. */}}

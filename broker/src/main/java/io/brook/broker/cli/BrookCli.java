@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
 @Command(name = "brook", mixinStandardHelpOptions = true, versionProvider = BrookCli.Version.class,
     description = "Brook: a single-node message broker with Kafka's data model over gRPC.",
     subcommands = {BrokerCommand.class, TopicCommand.class, ProduceCommand.class, ConsumeCommand.class,
-        GroupCommand.class, DumpCommand.class, ConfigCommand.class, CommandLine.HelpCommand.class})
+        GroupCommand.class, ForwardCommand.class, DumpCommand.class, ConfigCommand.class,
+        CommandLine.HelpCommand.class})
 public final class BrookCli {
   public static final int EXIT_REFUSED = 1;
   public static final int EXIT_USAGE = 2;

@@ -3,6 +3,8 @@ package io.brook.broker.http;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
+import com.google.gson.JsonPrimitive;
+import io.brook.broker.core.ForwardRouteStatus;
 import io.brook.broker.disk.DiskStats;
 import io.brook.broker.groups.Group;
 import io.brook.broker.groups.GroupMode;
@@ -14,7 +16,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
-/** The /stats document: the broker, its disk, each topic's partitions and each group's progress (gson). */
+/**
+ * The /stats document: the broker, its disk, each topic's partitions, each group's progress and each
+ * forward route's (gson).
+ */
 final class StatsJson {
   private StatsJson() {}
 
@@ -38,6 +43,7 @@ final class StatsJson {
       groups.add(group(g.describe()));
     }
     o.add("groups", groups);
+    o.add("forward", forward(s.forward().get()));
     return RelayJson.GSON.toJson(o);
   }
 
@@ -104,5 +110,41 @@ final class StatsJson {
     }
     o.add("partitions", partitions);
     return o;
+  }
+
+  /** The forward routes (D71), in config order, with their cursors. */
+  private static JsonArray forward(List<ForwardRouteStatus> routes) {
+    JsonArray out = new JsonArray();
+    for (ForwardRouteStatus r : routes) {
+      JsonObject o = new JsonObject();
+      o.addProperty("route", r.name());
+      o.addProperty("source", r.source());
+      o.addProperty("target", r.target());
+      o.addProperty("bootstrap_servers", r.bootstrap());
+      o.addProperty("state", r.state().name());
+      o.addProperty("forwarded_records", r.forwardedRecords());
+      o.addProperty("forwarded_bytes", r.forwardedBytes());
+      o.addProperty("lag_records", r.lagRecords());
+      o.addProperty("lag_ms", Math.round(r.lagSeconds() * 1000));
+      o.addProperty("dropped_records", r.droppedRecords());
+      JsonObject errors = new JsonObject();
+      r.errors().entrySet().stream().sorted(Map.Entry.comparingByKey())
+          .forEach(e -> errors.addProperty(e.getKey(), e.getValue()));
+      o.add("errors", errors);
+      o.add("last_error", r.lastError() == null ? JsonNull.INSTANCE : new JsonPrimitive(r.lastError()));
+      o.addProperty("last_error_at_ms", r.lastErrorAtMs());
+      JsonArray partitions = new JsonArray();
+      for (ForwardRouteStatus.Cursor c : r.partitions()) {
+        JsonObject co = new JsonObject();
+        co.addProperty("topic", c.topic());
+        co.addProperty("partition", c.partition());
+        co.addProperty("position", c.position());
+        co.addProperty("end_offset", c.endOffset());
+        partitions.add(co);
+      }
+      o.add("partitions", partitions);
+      out.add(o);
+    }
+    return out;
   }
 }

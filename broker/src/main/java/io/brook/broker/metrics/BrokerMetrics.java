@@ -1,5 +1,6 @@
 package io.brook.broker.metrics;
 
+import io.brook.broker.core.ForwardRouteStatus;
 import io.brook.broker.disk.DiskGuard;
 import io.brook.broker.disk.DiskState;
 import io.brook.broker.disk.DiskStats;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -44,7 +46,8 @@ public final class BrokerMetrics {
   private final GroupManager groups;
 
   public BrokerMetrics(TopicManager topics, GroupManager groups, DiskGuard disk, Retention retention,
-      IntSupplier connections, IntSupplier longCalls, OutboundMemory outbound) {
+      IntSupplier connections, IntSupplier longCalls, OutboundMemory outbound,
+      Supplier<List<ForwardRouteStatus>> forwardRoutes) {
     this.topics = topics;
     this.groups = groups;
     rpc = new RpcMetrics(registry);
@@ -78,6 +81,7 @@ public final class BrokerMetrics {
             + "shutdown tells to reconnect.")
         .callback(cb -> cb.call(longCalls.getAsInt())).register(registry);
     outboundMetrics(outbound);
+    ForwardMetrics.register(registry, forwardRoutes);
     JvmMetrics.builder().register(registry);
   }
 

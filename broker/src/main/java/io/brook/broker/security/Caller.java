@@ -46,4 +46,42 @@ public final class Caller {
     Principal p = KEY.get();
     return p == null ? ALL : t -> p.grants().allows(CONSUME, TOPIC, t) || p.grants().allows(ADMIN, TOPIC, t);
   }
+
+  /**
+   * What this caller lacks to see a forward route of {@code source} (a topic, or a prefix ending in
+   * {@code *}), as "any permission on topic orders", or null when it may: any permission on the
+   * topic, or on the whole prefix (D71).
+   */
+  public static String lacksSightOfSource(String source) {
+    Principal p = KEY.get();
+    if (p == null) {
+      return null;
+    }
+    boolean ok = isPrefix(source) ? p.grants().allowsAnyPrefix(TOPIC, prefixOf(source))
+        : p.grants().allowsAny(TOPIC, source);
+    return ok ? null : "any permission on " + resource(source);
+  }
+
+  /** What this caller lacks to pause or resume a forward route of {@code source}: admin on it, or null. */
+  public static String lacksAdminOfSource(String source) {
+    Principal p = KEY.get();
+    if (p == null) {
+      return null;
+    }
+    boolean ok = isPrefix(source) ? p.grants().allowsPrefix(ADMIN, TOPIC, prefixOf(source))
+        : p.grants().allows(ADMIN, TOPIC, source);
+    return ok ? null : "admin on " + resource(source);
+  }
+
+  private static boolean isPrefix(String source) {
+    return source.endsWith("*");
+  }
+
+  private static String prefixOf(String source) {
+    return source.substring(0, source.length() - 1);
+  }
+
+  private static String resource(String source) {
+    return (isPrefix(source) ? "topic prefix " : "topic ") + source;
+  }
 }

@@ -30,6 +30,16 @@ final class Grants {
     boolean isEmpty() {
       return exact.isEmpty() && prefixes.length == 0;
     }
+
+    /** Every name starting with {@code prefix} matches: a granted prefix covers it (exact names never do). */
+    boolean coversPrefix(String prefix) {
+      for (String p : prefixes) {
+        if (prefix.startsWith(p)) {
+          return true;
+        }
+      }
+      return false;
+    }
   }
 
   private final Map<ResourceType, Map<Permission, Names>> names = new EnumMap<>(ResourceType.class);
@@ -67,6 +77,24 @@ final class Grants {
   boolean allowsAny(ResourceType type, String name) {
     for (Names n : names.get(type).values()) {
       if (n.matches(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The permission on every name starting with {@code prefix}, as a granted prefix ({@code topic:sensor.*}
+   * or a shorter one) gives it: what acting on a prefix as a whole (a forward route's source) needs.
+   */
+  boolean allowsPrefix(Permission permission, ResourceType type, String prefix) {
+    return names.get(type).get(permission).coversPrefix(prefix);
+  }
+
+  /** Any permission on every name starting with {@code prefix}. */
+  boolean allowsAnyPrefix(ResourceType type, String prefix) {
+    for (Names n : names.get(type).values()) {
+      if (n.coversPrefix(prefix)) {
         return true;
       }
     }

@@ -29,6 +29,7 @@ import io.brook.protocol.v1.TailRequest;
 import io.brook.protocol.v1.AdminServiceGrpc;
 import io.brook.protocol.v1.CommitOffsetsRequest;
 import io.brook.protocol.v1.FetchServiceGrpc;
+import io.brook.protocol.v1.ForwardServiceGrpc;
 import io.brook.protocol.v1.GroupServiceGrpc;
 import io.brook.protocol.v1.JoinGroupRequest;
 import io.brook.protocol.v1.LeaseExtension;
@@ -164,6 +165,12 @@ final class MethodRules {
       String missing = need(g, CONSUME, GROUP, r.getGroup());
       return missing != null ? missing : settled(g, r.getAcksList(), r.getNacksList(), r.getExtensionsList());
     });
+    // ForwardService: a route's source decides what it needs, and only the route knows its source, so
+    // the service checks through Caller (D71): any permission on the source to see it, admin to pause.
+    rule(ForwardServiceGrpc.getListForwardRoutesMethod(), ANY_PRINCIPAL);
+    rule(ForwardServiceGrpc.getDescribeForwardRouteMethod(), ANY_PRINCIPAL);
+    rule(ForwardServiceGrpc.getPauseForwardRouteMethod(), ANY_PRINCIPAL);
+    rule(ForwardServiceGrpc.getResumeForwardRouteMethod(), ANY_PRINCIPAL);
     // Reflection shows the public schema: any principal.
     rule(ServerReflectionGrpc.getServerReflectionInfoMethod(), ANY_PRINCIPAL);
   }

@@ -11,6 +11,7 @@ import io.brook.broker.core.AckService;
 import io.brook.broker.core.ShareGroupService;
 import io.brook.broker.core.ConsumerGroupService;
 import io.brook.broker.core.FetchService;
+import io.brook.broker.core.ForwardRouteStatus;
 import io.brook.broker.core.ClassicGroupService;
 import io.brook.broker.core.GroupService;
 import io.brook.broker.core.ShareGroupAdmin;
@@ -45,6 +46,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
@@ -192,7 +194,8 @@ final class BrokerContext {
     groups.retention(config.get(BrokerKeys.GROUP_OFFSETS_RETENTION_MS));
     outbound = outboundMemory(config.get(BrokerKeys.OUTBOUND_MAX_BYTES),
         config.get(BrokerKeys.OUTBOUND_CLIENT_MAX_BYTES));
-    metrics = new BrokerMetrics(topics, groups, disk, retention, connections::open, draining::open, outbound);
+    metrics = new BrokerMetrics(topics, groups, disk, retention, connections::open, draining::open, outbound,
+        this::forwardRoutes);
     api = new ApiSettings(config.get(BrokerKeys.PRODUCE_STREAM_MAX_INFLIGHT), readExecutor, draining, metrics.rpc());
     // The core both doors call.
     produce = new ProduceService(topics, new BatchValidator(config.get(BrokerKeys.MAX_BATCH_RECORDS)), disk, flusher,
@@ -225,6 +228,11 @@ final class BrokerContext {
   private boolean retentionMayHold() {
     DiskStats d = disk.stats();
     return d.state() == DiskState.OK && d.freeBytes() >= d.produceThresholdBytes() + d.produceThresholdBytes() / 4;
+  }
+
+  /** The forward routes now, for the metrics, which are built before the forwarder and read it at scrape time. */
+  private List<ForwardRouteStatus> forwardRoutes() {
+    return forwarder.routes();
   }
 
   /** The disk guard's writers: partitions appended to lately plus every group's journal (D19). */

@@ -4,6 +4,7 @@ import io.brook.broker.api.AckGrpcService;
 import io.brook.broker.api.AdminGrpcService;
 import io.brook.broker.api.ClientAddress;
 import io.brook.broker.api.FetchGrpcService;
+import io.brook.broker.api.ForwardGrpcService;
 import io.brook.broker.api.GroupGrpcService;
 import io.brook.broker.api.OutboundAccounts;
 import io.brook.broker.api.ProduceGrpcService;
@@ -12,6 +13,7 @@ import io.brook.broker.api.RequestGuard;
 import io.brook.protocol.v1.AckServiceGrpc;
 import io.brook.protocol.v1.AdminServiceGrpc;
 import io.brook.protocol.v1.FetchServiceGrpc;
+import io.brook.protocol.v1.ForwardServiceGrpc;
 import io.brook.protocol.v1.GroupServiceGrpc;
 import io.brook.protocol.v1.ProduceServiceGrpc;
 import io.grpc.BindableService;
@@ -38,7 +40,7 @@ import java.util.function.Supplier;
 final class GrpcEndpoint {
   private static final List<String> SERVICES = List.of("", ProduceServiceGrpc.SERVICE_NAME,
       FetchServiceGrpc.SERVICE_NAME, AdminServiceGrpc.SERVICE_NAME, GroupServiceGrpc.SERVICE_NAME,
-      AckServiceGrpc.SERVICE_NAME);
+      AckServiceGrpc.SERVICE_NAME, ForwardServiceGrpc.SERVICE_NAME);
 
   private final HealthStatusManager health = new HealthStatusManager();
   private final Server server;
@@ -72,6 +74,7 @@ final class GrpcEndpoint {
         .addService(api(new AdminGrpcService(ctx.topicAdmin), withAuth(gate)))
         .addService(api(new GroupGrpcService(ctx.groupService), withAuth(address, gate)))
         .addService(api(new AckGrpcService(ctx.ackService, ctx.draining, accounts), withAuth(address, gate)))
+        .addService(api(new ForwardGrpcService(ctx.forwarder), withAuth(gate)))
         .addService(health.getHealthService())
         .addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(), withAuth()))
         .build();

@@ -38,7 +38,7 @@ final class HttpEndpoint implements AutoCloseable {
     String version = Broker.class.getPackage().getImplementationVersion();
     routes = new HttpRoutes(notReadyReason, ctx.metrics, new StatsSource(version == null ? "dev" : version,
         ctx.startedAtMs, ctx.topics, ctx.groups, ctx.disk,
-        connections(ctx)), ctx.security::httpAllowed, relay(ctx, notReadyReason));
+        connections(ctx), () -> ctx.forwarder.routes()), ctx.security::httpAllowed, relay(ctx, notReadyReason));
   }
 
   /** The REST relay: each feature registers its routes on the one router. */

@@ -20,6 +20,12 @@ import io.brook.protocol.v1.FetchCommittedOffsetsRequest;
 import io.brook.protocol.v1.FetchPartition;
 import io.brook.protocol.v1.FetchRequest;
 import io.brook.protocol.v1.FetchServiceGrpc;
+import io.brook.protocol.v1.DescribeForwardRouteRequest;
+import io.brook.protocol.v1.ForwardServiceGrpc;
+import io.brook.protocol.v1.ListForwardRoutesRequest;
+import io.brook.protocol.v1.ListForwardRoutesResponse;
+import io.brook.protocol.v1.PauseForwardRouteRequest;
+import io.brook.protocol.v1.ResumeForwardRouteRequest;
 import io.brook.protocol.v1.FlowControl;
 import io.brook.protocol.v1.GroupMode;
 import io.brook.protocol.v1.GroupServiceGrpc;
@@ -121,7 +127,12 @@ class AuthMatrixIT {
         carl consume group:m-group
         carl consume group:m-ack
         """);
-    broker = BrokerProcess.start(dir.resolve("data"), "--set", "auth.enabled=true",
+    // a forward route to a Kafka address that refuses connections: the ForwardService calls need one
+    Path config = Files.writeString(dir.resolve("brook.properties"), """
+        forward.m-route.source=m-topic
+        forward.m-route.bootstrap.servers=127.0.0.1:1
+        """);
+    broker = BrokerProcess.start(dir.resolve("data"), "--config", config.toString(), "--set", "auth.enabled=true",
         "--set", "auth.tokens=root=" + ROOT + ",nobody=" + NOBODY + ",alice=" + ALICE + ",dl=" + DL + ",bob=" + BOB + ",carl=" + CARL,
         "--set", "auth.permissions.file=" + permissions);
     Wire root = new Wire(as(ROOT));
@@ -207,6 +218,14 @@ class AuthMatrixIT {
         () -> DeleteGroupRequest.newBuilder().setGroup("m-doomed-group").build());
     r.put(AckServiceGrpc.getReceiveMethod().getFullMethodName(), () -> ReceiveRequest.newBuilder().setGroup("m-ack")
         .addTopics("m-topic").setFlowControl(FlowControl.newBuilder().setMaxOutstandingRecords(10)).build());
+    r.put(ForwardServiceGrpc.getListForwardRoutesMethod().getFullMethodName(),
+        ListForwardRoutesRequest::getDefaultInstance);
+    r.put(ForwardServiceGrpc.getDescribeForwardRouteMethod().getFullMethodName(),
+        () -> DescribeForwardRouteRequest.newBuilder().setRoute("m-route").build());
+    r.put(ForwardServiceGrpc.getPauseForwardRouteMethod().getFullMethodName(),
+        () -> PauseForwardRouteRequest.newBuilder().setRoute("m-route").build());
+    r.put(ForwardServiceGrpc.getResumeForwardRouteMethod().getFullMethodName(),
+        () -> ResumeForwardRouteRequest.newBuilder().setRoute("m-route").build());
     r.put(AckServiceGrpc.getSettleMethod().getFullMethodName(),
         () -> SettleRequest.newBuilder().setGroup("m-ack").setMemberId("nobody-such").build());
     return r;
@@ -216,7 +235,8 @@ class AuthMatrixIT {
     List<MethodDescriptor<?, ?>> methods = new ArrayList<>();
     for (ServiceDescriptor s : List.of(ProduceServiceGrpc.getServiceDescriptor(),
         FetchServiceGrpc.getServiceDescriptor(), AdminServiceGrpc.getServiceDescriptor(),
-        GroupServiceGrpc.getServiceDescriptor(), AckServiceGrpc.getServiceDescriptor())) {
+        GroupServiceGrpc.getServiceDescriptor(), AckServiceGrpc.getServiceDescriptor(),
+        ForwardServiceGrpc.getServiceDescriptor())) {
       methods.addAll(s.getMethods());
     }
     methods.sort((a, b) -> a.getFullMethodName().compareTo(b.getFullMethodName()));
@@ -286,6 +306,9 @@ class AuthMatrixIT {
       } else if (m == GroupServiceGrpc.getListGroupsMethod()) {
         check(failures, name + " without permission: an empty list, " + nobody, nobody.first() instanceof
             ListGroupsResponse r && r.getGroupsCount() == 0);
+      } else if (m == ForwardServiceGrpc.getListForwardRoutesMethod()) {
+        check(failures, name + " without permission: an empty list, " + nobody, nobody.first() instanceof
+            ListForwardRoutesResponse r && r.getRoutesCount() == 0);
       } else {
         expect(failures, name + " without permission", nobody, Status.Code.PERMISSION_DENIED, "principal nobody lacks ");
       }
@@ -312,6 +335,22 @@ class AuthMatrixIT {
       "AlterGroupConfig", Status.Code.INVALID_ARGUMENT, // m-group is an offset-mode group: it takes no config
       // JoinGroup (called before, methods go in name order) left member "matrix" in m-group
       "ResetGroupOffsets", Status.Code.FAILED_PRECONDITION);
+
+  /** A forward route is seen with any permission on its source, changed only with admin on it (D71). */
+  @Test
+  void produceOnARoutesSourceShowsTheRouteButDoesNotPauseIt() throws Exception {
+    Map<String, Supplier<Message>> requests = requests();
+    Outcome describe = call(ForwardServiceGrpc.getDescribeForwardRouteMethod(),
+        List.of(requests.get(ForwardServiceGrpc.getDescribeForwardRouteMethod().getFullMethodName()).get()), ALICE);
+    assertThat(describe.status().getCode()).as(describe.toString()).isEqualTo(Status.Code.OK);
+    for (MethodDescriptor<?, ?> m : List.of(ForwardServiceGrpc.getPauseForwardRouteMethod(),
+        ForwardServiceGrpc.getResumeForwardRouteMethod())) {
+      Outcome o = call(m, List.of(requests.get(m.getFullMethodName()).get()), ALICE);
+      assertThat(o.status().getCode()).as(m.getFullMethodName() + " " + o).isEqualTo(Status.Code.PERMISSION_DENIED);
+      assertThat(o.status().getDescription())
+          .isEqualTo("principal alice lacks admin on topic m-topic (the source of forward route m-route)");
+    }
+  }
 
   /** Consume on the group is not enough where the request names topics: each topic is checked too. */
   @Test

@@ -16,7 +16,12 @@ import io.brook.protocol.v1.DeleteGroupRequest;
 import io.brook.protocol.v1.DeleteTopicRequest;
 import io.brook.protocol.v1.DescribeGroupRequest;
 import io.brook.protocol.v1.DescribeTopicRequest;
+import io.brook.protocol.v1.DescribeForwardRouteRequest;
 import io.brook.protocol.v1.FetchCommittedOffsetsRequest;
+import io.brook.protocol.v1.ForwardServiceGrpc;
+import io.brook.protocol.v1.ListForwardRoutesRequest;
+import io.brook.protocol.v1.PauseForwardRouteRequest;
+import io.brook.protocol.v1.ResumeForwardRouteRequest;
 import io.brook.protocol.v1.GroupServiceGrpc;
 import io.brook.protocol.v1.ListGroupsRequest;
 import io.brook.protocol.v1.ListTopicsRequest;
@@ -31,9 +36,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * Creates, inspects, changes and deletes topics and groups. Every call is one request with a
- * deadline: the {@code requestTimeout}, or the {@code Duration} given as the call's last argument
- * (past it the call throws {@code BrookTimeoutException} naming the call and the timeout). A call
+ * Creates, inspects, changes and deletes topics and groups; shows, pauses and resumes forward
+ * routes. Every call is one request with a deadline: the {@code requestTimeout}, or the {@code
+ * Duration} given as the call's last argument (past it the call throws {@code BrookTimeoutException} naming the call and the timeout). A call
  * fails with the typed exception of the broker's answer
  * ({@code TopicExistsException}, {@code UnknownTopicException}, {@code GroupNotEmptyException},
  * {@code InvalidRequestException}, {@code LimitExceededException}, ...; {@code
@@ -49,6 +54,7 @@ public final class BrookAdmin implements AutoCloseable {
   private final Connection connection;
   private final AdminServiceGrpc.AdminServiceBlockingStub topics;
   private final GroupServiceGrpc.GroupServiceBlockingStub groups;
+  private final ForwardServiceGrpc.ForwardServiceBlockingStub forward;
   private final Duration requestTimeout;
 
   private BrookAdmin(Builder b) {
@@ -56,6 +62,7 @@ public final class BrookAdmin implements AutoCloseable {
         b.security == null ? Security.plaintext() : b.security);
     topics = AdminServiceGrpc.newBlockingStub(connection.channel());
     groups = GroupServiceGrpc.newBlockingStub(connection.channel());
+    forward = ForwardServiceGrpc.newBlockingStub(connection.channel());
     requestTimeout = b.requestTimeout;
   }
 
@@ -237,6 +244,55 @@ public final class BrookAdmin implements AutoCloseable {
   public void deleteGroup(String name, Duration timeout) {
     call("deleteGroup(" + name + ")", timeout, groups,
         s -> s.deleteGroup(DeleteGroupRequest.newBuilder().setGroup(name).build()));
+  }
+
+  // --- forward routes (defined in the broker's config file; D68, D71)
+
+  /** The routes whose source this client may see (any permission on it), in config order, without cursors. */
+  public List<ForwardRouteInfo> listForwardRoutes() {
+    return listForwardRoutes(requestTimeout);
+  }
+
+  /** {@link #listForwardRoutes()} with its own timeout. */
+  public List<ForwardRouteInfo> listForwardRoutes(Duration timeout) {
+    return call("listForwardRoutes", timeout, forward, s -> s.listForwardRoutes(
+        ListForwardRoutesRequest.getDefaultInstance()).getRoutesList().stream().map(Descriptions::forwardRoute).toList());
+  }
+
+  /** One route with its cursors; InvalidRequestException for an unknown route (naming the known ones). */
+  public ForwardRouteInfo describeForwardRoute(String route) {
+    return describeForwardRoute(route, requestTimeout);
+  }
+
+  /** {@link #describeForwardRoute(String)} with its own timeout. */
+  public ForwardRouteInfo describeForwardRoute(String route, Duration timeout) {
+    return call("describeForwardRoute(" + route + ")", timeout, forward, s -> Descriptions.forwardRoute(
+        s.describeForwardRoute(DescribeForwardRouteRequest.newBuilder().setRoute(route).build()).getRoute()));
+  }
+
+  /**
+   * Stops forwarding on the route, durably (a restart keeps it paused); needs admin on the route's source.
+   * Answers the route as it is now.
+   */
+  public ForwardRouteInfo pauseForwardRoute(String route) {
+    return pauseForwardRoute(route, requestTimeout);
+  }
+
+  /** {@link #pauseForwardRoute(String)} with its own timeout. */
+  public ForwardRouteInfo pauseForwardRoute(String route, Duration timeout) {
+    return call("pauseForwardRoute(" + route + ")", timeout, forward, s -> Descriptions.forwardRoute(
+        s.pauseForwardRoute(PauseForwardRouteRequest.newBuilder().setRoute(route).build()).getRoute()));
+  }
+
+  /** Forwards again from the route's cursor, durably; needs admin on the route's source. */
+  public ForwardRouteInfo resumeForwardRoute(String route) {
+    return resumeForwardRoute(route, requestTimeout);
+  }
+
+  /** {@link #resumeForwardRoute(String)} with its own timeout. */
+  public ForwardRouteInfo resumeForwardRoute(String route, Duration timeout) {
+    return call("resumeForwardRoute(" + route + ")", timeout, forward, s -> Descriptions.forwardRoute(
+        s.resumeForwardRoute(ResumeForwardRouteRequest.newBuilder().setRoute(route).build()).getRoute()));
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.brook.client.admin;
 import io.brook.client.internal.ErrorMapping;
 import io.brook.client.internal.PartitionInfos;
 import io.brook.protocol.v1.CommittedOffset;
+import io.brook.protocol.v1.ForwardRoute;
 import io.brook.protocol.v1.GroupDescription;
 import io.brook.protocol.v1.GroupPartition;
 import io.brook.protocol.v1.GroupSummary;
@@ -21,6 +22,22 @@ final class Descriptions {
 
   static TopicInfo topic(TopicDescription t) {
     return new TopicInfo(t.getName(), t.getTopicId(), t.getConfigMap(), PartitionInfos.of(t, PartitionInfo::new), t.getCreatedAtMs());
+  }
+
+  static ForwardRouteInfo forwardRoute(ForwardRoute r) {
+    List<ForwardCursor> cursors = r.getPartitionsList().stream()
+        .map(c -> new ForwardCursor(c.getTopic(), c.getPartition(), c.getPosition(), c.getEndOffset())).toList();
+    ForwardRouteState state = switch (r.getState()) {
+      case FORWARD_ROUTE_STATE_STARTING -> ForwardRouteState.STARTING;
+      case FORWARD_ROUTE_STATE_RUNNING -> ForwardRouteState.RUNNING;
+      case FORWARD_ROUTE_STATE_PAUSED -> ForwardRouteState.PAUSED;
+      case FORWARD_ROUTE_STATE_BACKING_OFF -> ForwardRouteState.BACKING_OFF;
+      case FORWARD_ROUTE_STATE_STOPPED -> ForwardRouteState.STOPPED;
+      default -> ForwardRouteState.UNKNOWN;
+    };
+    return new ForwardRouteInfo(r.getName(), r.getSource(), r.getTarget(), r.getBootstrapServers(), state,
+        r.getForwardedRecords(), r.getForwardedBytes(), r.getLagRecords(), r.getLagSeconds(), r.getDroppedRecords(),
+        r.getErrorsMap(), r.getLastError(), r.getLastErrorAtMs(), cursors);
   }
 
   static GroupListing listing(GroupSummary g) {

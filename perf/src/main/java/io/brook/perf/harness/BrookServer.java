@@ -31,6 +31,10 @@ final class BrookServer extends Server {
   private Process process;
   private int port;
   private volatile int kafkaPort;
+  /** A properties file the broker reads with --config (the forward routes live there), or null. */
+  private Path config;
+  /** The Kafka listener's port on every start, so that clients reconnect after a restart; 0: any. */
+  private int fixedKafkaPort;
 
   BrookServer(String name, Path repo, Path dir, String heap, List<String> settings, boolean kafkaListener) {
     super(name, dir);
@@ -38,6 +42,18 @@ final class BrookServer extends Server {
     this.heap = heap;
     this.settings = settings;
     this.kafkaListener = kafkaListener;
+  }
+
+  /** The broker reads this properties file (--config) from its next start on. */
+  BrookServer config(Path file) {
+    this.config = file;
+    return this;
+  }
+
+  /** The Kafka listener keeps one free port across restarts (a producer's bootstrap stays valid). */
+  BrookServer fixedKafkaPort() throws IOException {
+    fixedKafkaPort = freePort();
+    return this;
   }
 
   @Override
@@ -72,7 +88,11 @@ final class BrookServer extends Server {
     List<String> cmd = new ArrayList<>(List.of(repo.resolve("bin/brook").toString(), "broker",
         "--data-dir", dir.resolve("data").toString(), "--grpc-listen", address(), "--http-listen", "127.0.0.1:0",
         // localhost:9092 (the default) may be taken: a port of the broker's choosing, or no listener
-        "--set", "kafka.listen=" + (kafkaListener ? "127.0.0.1:0" : "")));
+        "--set", "kafka.listen=" + (kafkaListener ? "127.0.0.1:" + fixedKafkaPort : "")));
+    if (config != null) {
+      cmd.add("--config");
+      cmd.add(config.toString());
+    }
     for (String s : settings) {
       cmd.add("--set");
       cmd.add(s);
@@ -134,6 +154,20 @@ final class BrookServer extends Server {
       }
     } catch (InterruptedException e) {
       process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+    process = null;
+  }
+
+  /** SIGKILL (bin/brook execs the JVM: this is the broker itself), waited for; a crash, not a stop. */
+  void kill() {
+    if (process == null) {
+      return;
+    }
+    process.destroyForcibly();
+    try {
+      process.waitFor(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     process = null;

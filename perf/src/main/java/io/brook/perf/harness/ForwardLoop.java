@@ -70,6 +70,8 @@ public final class ForwardLoop {
           }
         }
         byte[] clusterBytes = cluster.getBytes(StandardCharsets.UTF_8);
+        System.out.println("forward-loop: ready, " + parts.size() + " partitions of " + topic);
+        System.out.flush();
         while (forwarded < limit) {
           ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(500));
           if (records.isEmpty()) {

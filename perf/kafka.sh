@@ -160,9 +160,16 @@ EOF
     return 1
   fi
   t0="$(date +%s%N)" # ready time: from the server JVM's launch, as Brook's is from its own
-  java ${KAFKA_HEAP_OPTS:--Xmx1g -Xms1g} $KAFKA_JVM_PERFORMANCE_OPTS -Dkafka.logs.dir="$dir" \
-    -Dlog4j2.configurationFile="file:$dir/log4j2.properties" -cp "$KAFKA_LIBS/*" \
-    kafka.Kafka "$dir/server.properties" >"$dir/kafka.out" 2>&1 </dev/null &
+  # The node outlives this script: it must not keep the caller's other descriptors open (a lock taken
+  # with `flock FILE perf/kafka.sh start` would be held for as long as Kafka runs).
+  (
+    for fd in $(ls "/proc/$BASHPID/fd"); do
+      [[ $fd -gt 2 ]] && eval "exec $fd>&-"
+    done
+    exec java ${KAFKA_HEAP_OPTS:--Xmx1g -Xms1g} $KAFKA_JVM_PERFORMANCE_OPTS -Dkafka.logs.dir="$dir" \
+      -Dlog4j2.configurationFile="file:$dir/log4j2.properties" -cp "$KAFKA_LIBS/*" \
+      kafka.Kafka "$dir/server.properties" >"$dir/kafka.out" 2>&1 </dev/null
+  ) &
   pid=$!
   {
     echo "KAFKA_PID=$pid"

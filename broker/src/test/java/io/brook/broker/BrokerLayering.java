@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
  * </pre>
  */
 final class BrokerLayering {
-  static final String[] ADAPTERS = {"api", "http", "cli", "kafka"};
+  static final String[] ADAPTERS = {"api", "http", "cli", "kafka", "forward"};
   static final String[] DOMAIN = {"topics", "groups", "delivery", "producers", "disk", "durability", "outbound"};
   static final String[] MODEL = {"records", "errors"};
 
@@ -43,7 +43,7 @@ final class BrokerLayering {
   static final String[] PROTOCOL_TYPES = {"io.grpc..", "com.google.protobuf..", "com.google.rpc..", "io.brook.protocol.v1.."};
 
   /** The packages the rules name, which must have classes on main. */
-  static final String[] NAMED_PACKAGES = {"api", "http", "cli", "kafka", "topics", "groups", "delivery", "producers", "disk",
+  static final String[] NAMED_PACKAGES = {"api", "http", "cli", "kafka", "forward", "topics", "groups", "delivery", "producers", "disk",
       "durability", "outbound", "records", "errors", "storage", CHRONICLE_HOME, "config", "security", "metrics", "server"};
   /** Packages the rules name that issue 24's parts bring (core: part 2; storage.dump: part 1). */
   static final String[] ARRIVING_PACKAGES = {"core", "storage.dump"};
@@ -127,7 +127,7 @@ final class BrokerLayering {
    * door spends while it writes to its socket.
    */
   static ArchRule doorsCallTheCore(String root) {
-    return noClasses().that().resideInAnyPackage(pkgs(root, "api", "kafka", "cli"))
+    return noClasses().that().resideInAnyPackage(pkgs(root, "api", "kafka", "cli", "forward"))
         .should().dependOnClassesThat(resideInAnyPackage(pkgs(root, without(DOMAIN, "outbound")))
             .and(not(DOMAIN_VALUE)).as("domain classes other than values (records, enums, sealed interfaces of records)"))
         .allowEmptyShould(false)
@@ -154,7 +154,7 @@ final class BrokerLayering {
 
   /** The gRPC and HTTP doors (and later kafka) do not reach into storage: they go through the core. */
   static ArchRule adaptersDoNotReachStorage(String root) {
-    return noClasses().that().resideInAnyPackage(pkgs(root, "api", "http", "kafka"))
+    return noClasses().that().resideInAnyPackage(pkgs(root, "api", "http", "kafka", "forward"))
         .should().dependOnClassesThat().resideInAPackage(pkg(root, "storage"))
         .allowEmptyShould(false)
         .because("adapters go through the core, which owns the checks done before storage");
@@ -219,10 +219,11 @@ final class BrokerLayering {
 
   /**
    * kafka-clients (org.apache.kafka.*) only in kafka and its subpackages: its generated message
-   * classes are not Kafka's public API and change between releases (D44), so one package holds them.
+   * classes are not Kafka's public API and change between releases (D44), so one package holds them;
+   * and in forward, whose routes send to Kafka with kafka-clients' producer (D68).
    */
   static ArchRule kafkaClientsOnlyInKafka(String root) {
-    return noClasses().that().resideOutsideOfPackage(pkg(root, "kafka"))
+    return noClasses().that().resideOutsideOfPackages(pkg(root, "kafka"), pkg(root, "forward"))
         .should().dependOnClassesThat().resideInAPackage("org.apache.kafka..")
         .allowEmptyShould(false)
         .because("the pinned kafka-clients codec stays behind one package, so an upgrade touches only it");

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -35,11 +36,14 @@ public final class BrokerConfig {
   private final Map<String, Object> values;
   private final Map<String, String> sources;
   private final Map<String, String> serviceLinks;
+  private final List<ForwardRouteConfig> forwardRoutes;
 
-  private BrokerConfig(Map<String, Object> values, Map<String, String> sources, Map<String, String> serviceLinks) {
+  private BrokerConfig(Map<String, Object> values, Map<String, String> sources, Map<String, String> serviceLinks,
+      List<ForwardRouteConfig> forwardRoutes) {
     this.values = values;
     this.sources = sources;
     this.serviceLinks = serviceLinks;
+    this.forwardRoutes = forwardRoutes;
   }
 
   /**
@@ -56,6 +60,7 @@ public final class BrokerConfig {
     }
     Map<String, String> text = new LinkedHashMap<>();
     Map<String, String> sources = new LinkedHashMap<>();
+    Map<String, String> forward = new LinkedHashMap<>();
     for (ConfigKey<?> k : BrokerKeys.ALL) {
       text.put(k.name(), k.defaultText());
       sources.put(k.name(), "default");
@@ -68,6 +73,10 @@ public final class BrokerConfig {
         throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
       }
       for (String name : new TreeMap<>(p).keySet().stream().map(Object::toString).collect(Collectors.toList())) {
+        if (name.startsWith(ForwardRouteConfig.PREFIX)) { // routes: only in the file (D68)
+          forward.put(name, p.getProperty(name));
+          continue;
+        }
         if (!byName.containsKey(name)) {
           throw new ConfigException("unknown key '" + name + "' in config file " + file + suggestion(name, byName));
         }
@@ -107,7 +116,8 @@ public final class BrokerConfig {
     for (ConfigKey<?> k : BrokerKeys.ALL) {
       values.put(k.name(), k.parse(text.get(k.name()), sources.get(k.name())));
     }
-    return new BrokerConfig(values, sources, Collections.unmodifiableMap(serviceLinks));
+    List<ForwardRouteConfig> routes = ForwardRouteConfig.parse(forward, file == null ? "" : "config file " + file);
+    return new BrokerConfig(values, sources, Collections.unmodifiableMap(serviceLinks), routes);
   }
 
   public static BrokerConfig defaults() {
@@ -132,6 +142,11 @@ public final class BrokerConfig {
   }
 
   @SuppressWarnings("unchecked")
+  /** The forward routes of the config file (D68), in name order; empty when none. */
+  public List<ForwardRouteConfig> forwardRoutes() {
+    return forwardRoutes;
+  }
+
   public <T> T get(ConfigKey<T> key) {
     return (T) values.get(key.name());
   }
@@ -153,6 +168,9 @@ public final class BrokerConfig {
       Object v = values.get(k.name());
       sb.append("  ").append(k.name()).append(" = ").append(k.secret() && !render(v).isEmpty() ? "****" : render(v))
           .append("  (").append(sources.get(k.name())).append(")\n");
+    }
+    for (ForwardRouteConfig r : forwardRoutes) { // its kafka.* keys may hold secrets: not shown
+      sb.append("  forward.").append(r.name()).append(" = ").append(r.summary()).append("\n");
     }
     return sb.toString();
   }

@@ -38,6 +38,14 @@ public interface ForwardControl {
   /** Forwards again from the route's cursor; durable. Same errors as {@link #pause}. */
   ForwardRouteStatus resume(String route);
 
+  /**
+   * The lowest offset of a partition that a route with retention.waits has not forwarded yet, or
+   * Long.MAX_VALUE when no such route holds it: what retention keeps while free space allows.
+   */
+  default long keepFrom(String topic, int partition) {
+    return Long.MAX_VALUE;
+  }
+
   /** One route's status, or INVALID_REQUEST naming the known routes. */
   default ForwardRouteStatus route(String route) {
     List<ForwardRouteStatus> all = routes();

@@ -71,6 +71,7 @@ public final class Broker implements AutoCloseable {
       broker.kafka.start(); // after recovery: it has no readiness gate, its first answers see every topic
       broker.ready = true;
       broker.grpc.serving();
+      ctx.forwarder.start();
       log.info("Brook ready: gRPC on {}:{}, HTTP on {}:{}, {}, data in {}", ctx.grpcListen.getHostString(),
           broker.port(), ctx.httpListen.getHostString(), broker.httpPort(), broker.kafka.describe(),
           ctx.dataDir.toAbsolutePath());
@@ -152,6 +153,7 @@ public final class Broker implements AutoCloseable {
     long started = System.nanoTime();
     grpc.stopAccepting();
     kafka.close(); // no drain yet: a client's request in flight is retried on its next broker (D44)
+    ctx.forwarder.close(); // records in flight get a moment to be acknowledged and committed
     ctx.draining.drainAll();
     ctx.groups.closeMembers(); // ack streams and pending joins end now, so the shutdown need not wait for them
     try {

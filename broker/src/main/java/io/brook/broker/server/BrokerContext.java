@@ -34,6 +34,9 @@ import io.brook.broker.kafka.apis.BrokerSettings;
 import io.brook.broker.topics.BatchValidator;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Retention;
+import io.brook.broker.topics.RetentionHold;
+import io.brook.broker.forward.Forwarder;
+import io.brook.broker.disk.DiskState;
 import io.brook.broker.topics.TopicConfig;
 import io.brook.broker.topics.TopicManager;
 import java.io.IOException;
@@ -111,6 +114,8 @@ final class BrokerContext {
   final ShareGroupService shareGroups;
   final AckService ackService;
   final ShareGroupAdmin shareAdmin;
+  /** Store and forward to Kafka (D68); routes with no route configured do nothing. */
+  final Forwarder forwarder;
   private final ActiveWriters<Partition> appending = new ActiveWriters<>(ACTIVE_WRITER_WINDOW_MS, System::nanoTime);
 
   /**
@@ -126,6 +131,7 @@ final class BrokerContext {
           String.join(", ", config.serviceLinks().keySet()));
     }
     CrossKeyRules.check(config);
+    Forwarder.check(config.forwardRoutes());
     BrokerSecurity security = BrokerSecurity.load(config);
     DataDirectoryLock lock = DataDirectoryLock.acquire(config.get(BrokerKeys.DATA_DIR));
     try {
@@ -197,6 +203,10 @@ final class BrokerContext {
         config.get(BrokerKeys.GROUP_CONSUMER_MIGRATION_POLICY), config.get(BrokerKeys.GROUP_INITIAL_REBALANCE_DELAY_MS)));
     ackService = new AckService(groups);
     shareGroups = new ShareGroupService(groups, fetch, readExecutor, timer, config.get(BrokerKeys.FETCH_MAX_WAIT_MS));
+    forwarder = new Forwarder(config.forwardRoutes(), fetch, topicAdmin, groupService, ClusterIdFile.load(dataDir));
+    // A route that waits keeps its records from retention only while producers can still write (D19, D68).
+    retention.hold(RetentionHold.whileSpace(() -> disk.state() == DiskState.OK,
+        p -> forwarder.keepFrom(p.topic().name(), p.index())));
   }
 
   /** The disk guard's writers: partitions appended to lately plus every group's journal (D19). */

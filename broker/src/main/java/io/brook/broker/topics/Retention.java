@@ -27,6 +27,8 @@ public final class Retention {
   private final AtomicLong segmentsDeleted = new AtomicLong();
   private final AtomicLong recordsDeleted = new AtomicLong();
   private final AtomicLong bytesDeleted = new AtomicLong();
+  private final AtomicLong segmentsHeld = new AtomicLong();
+  private volatile RetentionHold hold = RetentionHold.NONE;
 
   /** What one pass deleted from one partition. */
   public record Deletion(Partition partition, int segments, long records, long bytes, long newStart, String reason) {}
@@ -34,6 +36,11 @@ public final class Retention {
   public Retention(TopicManager topics, InstantSource clock) {
     this.topics = topics;
     this.clock = clock;
+  }
+
+  /** Who may hold back deletions (the forwarder, set once it exists). */
+  public void hold(RetentionHold hold) {
+    this.hold = hold;
   }
 
   /** One pass over every partition; a failing partition is logged and the others go on. */
@@ -58,7 +65,7 @@ public final class Retention {
   private Deletion apply(Partition p, long now) {
     TopicConfig config = p.topic().config();
     List<SegmentInfo> segments = p.segments();
-    Decision d = decide(segments, config.retentionMs(), config.retentionBytes(), now);
+    Decision d = held(p, segments, decide(segments, config.retentionMs(), config.retentionBytes(), now));
     if (d.count() == 0) {
       return null;
     }
@@ -77,6 +84,24 @@ public final class Retention {
 
   /** How many of the oldest segments to delete, and which limit asked for it. */
   record Decision(int count, String reason) {}
+
+  /** The decision cut to the segments wholly below what the hold keeps; the cut ones are counted. */
+  private Decision held(Partition p, List<SegmentInfo> segments, Decision d) {
+    if (d.count() == 0) {
+      return d;
+    }
+    long keepFrom = hold.keepFrom(p);
+    int count = 0;
+    while (count < d.count() && segments.get(count).endOffset() <= keepFrom) {
+      count++;
+    }
+    if (count < d.count()) {
+      segmentsHeld.addAndGet(d.count() - count);
+      log.debug("Retention of {} holds {} segment(s) from offset {} for a forward route", p.name(), d.count() - count,
+          keepFrom);
+    }
+    return count == d.count() ? d : new Decision(count, d.reason());
+  }
 
   static Decision decide(List<SegmentInfo> segments, long retentionMs, long retentionBytes, long now) {
     long remaining = segments.stream().mapToLong(SegmentInfo::sizeBytes).sum();
@@ -106,6 +131,11 @@ public final class Retention {
 
   public long recordsDeleted() {
     return recordsDeleted.get();
+  }
+
+  /** Segments retention would have deleted but kept for a hold, summed over passes. */
+  public long segmentsHeld() {
+    return segmentsHeld.get();
   }
 
   public long bytesDeleted() {

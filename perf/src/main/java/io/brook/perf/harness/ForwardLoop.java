@@ -26,12 +26,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * The baseline of the forward workload (issue 28, D72): what a user writes without Brook's forwarder, a
  * kafka-clients consumer → producer loop. It reads a topic from the earliest uncommitted offset (its
  * cursor: a consumer group's committed offsets), sends each record to the same partition of the target
- * with its key, value, headers and timestamp plus the brook.origin.* headers, waits for the acknowledgement
- * (acks=all, idempotent), then commits: at-least-once, as the forwarder. Any failure closes both clients
- * and starts again from the committed offsets after a pause (so it survives a broker's restart).
+ * with its key, value, headers and timestamp plus the brook.origin.* headers, waits for the
+ * acknowledgement (acks=all, idempotent; linger 10 ms and lz4, the forwarder's defaults), then commits:
+ * at-least-once, as the forwarder. Any failure closes both clients and starts again from the committed
+ * offsets after a pause (so it survives a broker's restart).
  *
  * <pre>java -cp brook-perf.jar io.brook.perf.harness.ForwardLoop FROM TO TOPIC TARGET GROUP CLUSTER [RECORDS]</pre>
- * RECORDS: exit 0 once that many were forwarded (the perf run); none: run until stopped.
+ * RECORDS: exit 0 once that many were forwarded; none: run until stopped (the check and the workload).
  */
 public final class ForwardLoop {
   private ForwardLoop() {}
@@ -126,6 +127,9 @@ public final class ForwardLoop {
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    // What Brook's forwarder sends with by default (forward/KafkaTarget): the same batches reach Kafka.
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "10");
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     return p;

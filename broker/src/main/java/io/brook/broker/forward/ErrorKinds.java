@@ -17,6 +17,8 @@ final class ErrorKinds {
   static final String RECORD_TOO_LARGE = "record_too_large";
   static final String NETWORK = "network";
   static final String OTHER = "other";
+  /** Not a failure of Kafka: records of a partition written after one that failed (D68). */
+  static final String REORDERED = "reordered";
 
   private ErrorKinds() {}
 
@@ -46,7 +48,7 @@ final class ErrorKinds {
   /** One line for the log and the status: the cause's class and message, no stack trace. */
   static String describe(Throwable t) {
     Throwable e = unwrap(t);
-    return e.getClass().getSimpleName() + ": " + e.getMessage();
+    return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
   }
 
   private static Throwable unwrap(Throwable t) {

@@ -32,15 +32,23 @@ final class KafkaTarget implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KafkaTarget.class);
   /** How long an admin call (describe, create a topic) may take before the round counts as failed. */
   private static final long ADMIN_TIMEOUT_MS = 30_000;
+  /** The producer's batch.size unless the route sets one: one partition's share of a round. */
+  static final int DEFAULT_BATCH_BYTES = 1 << 20;
+  /** Most bytes one round reads over all partitions. */
+  private static final int ROUND_BYTES = 16 << 20;
+  private static final long MAX_LINGER_MS = 60_000;
 
   private final ForwardRouteConfig route;
   private final KafkaProducer<byte[], byte[]> producer;
   private final Admin admin;
   private final Map<String, Integer> partitions = new HashMap<>();
+  /** The admin calls' limit: 30 s, or the route's max.block.ms when it set one (as long as a send may block). */
+  private final long adminTimeoutMs;
 
   KafkaTarget(ForwardRouteConfig route) {
     this.route = route;
     Map<String, Object> producerConfig = producerConfig(route);
+    adminTimeoutMs = setting(route, ProducerConfig.MAX_BLOCK_MS_CONFIG, ADMIN_TIMEOUT_MS);
     producer = new KafkaProducer<>(producerConfig);
     try {
       admin = Admin.create(adminConfig(producerConfig));
@@ -58,8 +66,14 @@ final class KafkaTarget implements AutoCloseable {
   static Map<String, Object> producerConfig(ForwardRouteConfig route) {
     Map<String, Object> c = new HashMap<>();
     c.put(ProducerConfig.CLIENT_ID_CONFIG, "brook-forward-" + route.name());
-    c.put(ProducerConfig.LINGER_MS_CONFIG, "10");
     c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    c.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(DEFAULT_BATCH_BYTES));
+    // A round sends each partition's records as one batch, sent at the round's flush (D68): a linger as
+    // long as the delivery timeout allows keeps the sender from taking half a batch while the round is
+    // still being added, which would let a later batch be written after an earlier one failed.
+    long delivery = setting(route, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000);
+    long request = setting(route, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 30_000);
+    c.put(ProducerConfig.LINGER_MS_CONFIG, String.valueOf(Math.max(0, Math.min(MAX_LINGER_MS, delivery - request))));
     c.putAll(route.kafka());
     if (!route.kafka().containsKey("config.providers")) {
       c.put("config.providers", "file,dir,env");
@@ -73,6 +87,29 @@ final class KafkaTarget implements AutoCloseable {
     c.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     c.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     return c;
+  }
+
+  /**
+   * What one round may read (D68): per partition at most what fits one producer batch (estimated
+   * encoded size, so a round never makes two batches of a partition), in all at most half the
+   * producer's buffer.
+   */
+  record RoundLimits(int partitionBytes, int roundBytes) {}
+
+  static RoundLimits roundLimits(ForwardRouteConfig route) {
+    long batch = setting(route, ProducerConfig.BATCH_SIZE_CONFIG, DEFAULT_BATCH_BYTES);
+    long buffer = setting(route, ProducerConfig.BUFFER_MEMORY_CONFIG, 32L << 20);
+    return new RoundLimits((int) Math.max(1, batch * 8 / 10), (int) Math.max(1, Math.min(ROUND_BYTES, buffer / 2)));
+  }
+
+  /** A numeric kafka.* setting of the route, or {@code otherwise}; the start checked that it is a number. */
+  private static long setting(ForwardRouteConfig route, String key, long otherwise) {
+    String v = route.kafka().get(key);
+    try {
+      return v == null ? otherwise : Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      return otherwise; // a ${...} reference: ProducerConfig resolves it; the defaults do for our estimates
+    }
   }
 
   /** The producer's settings an admin client knows (security, timeouts, providers), so it logs no warnings. */
@@ -106,8 +143,13 @@ final class KafkaTarget implements AutoCloseable {
         throw e;
       }
       try {
-        admin.createTopics(List.of(new NewTopic(topic, Optional.of(sourcePartitions), Optional.empty()))).all()
-            .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        try {
+          admin.createTopics(List.of(new NewTopic(topic, Optional.of(sourcePartitions), Optional.empty()))).all()
+              .get(adminTimeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException timeout) {
+          throw new org.apache.kafka.common.errors.TimeoutException("no answer from Kafka within " + adminTimeoutMs
+              + " ms to create topic " + topic);
+        }
         log.info("Forward route {} created Kafka topic {} with {} partition(s)", route.name(), topic, sourcePartitions);
       } catch (ExecutionException created) {
         if (!(created.getCause() instanceof TopicExistsException)) {
@@ -120,10 +162,15 @@ final class KafkaTarget implements AutoCloseable {
     return count;
   }
 
-  private int describe(String topic) throws ExecutionException, InterruptedException, TimeoutException {
-    TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames()
-        .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS).get(topic);
-    return d.partitions().size();
+  private int describe(String topic) throws ExecutionException, InterruptedException {
+    try {
+      TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames()
+          .get(adminTimeoutMs, TimeUnit.MILLISECONDS).get(topic);
+      return d.partitions().size();
+    } catch (TimeoutException e) {
+      throw new org.apache.kafka.common.errors.TimeoutException("no answer from Kafka within " + adminTimeoutMs
+          + " ms to describe topic " + topic);
+    }
   }
 
   void send(ProducerRecord<byte[], byte[]> record, Callback callback) {

@@ -38,6 +38,18 @@ final class OriginRecords {
     return new ProducerRecord<>(target, partition, r.timestamp(), r.key(), r.value(), headers);
   }
 
+  /**
+   * At least what a record of {@code payloadBytes} (key, value, headers) takes in a Kafka batch with
+   * the origin headers: their names and values, and every length and delta as a full varint.
+   */
+  static long encodedSizeBound(long payloadBytes, int topicBytes, int headers) {
+    return payloadBytes + topicBytes + ORIGIN_OVERHEAD + 10L * headers;
+  }
+
+  /** The origin headers' names, the partition, offset and cluster id, and 20 varints of 5 bytes. */
+  private static final int ORIGIN_OVERHEAD = TOPIC.length() + PARTITION.length() + OFFSET.length() + CLUSTER.length()
+      + 10 + 19 + 22 + 100;
+
   /** Key, value and header bytes as Brook stores them: what forwarded bytes count. */
   static long size(LogRecord r) {
     long n = r.value().length + (r.key() == null ? 0 : r.key().length);

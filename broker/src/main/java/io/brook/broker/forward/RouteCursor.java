@@ -1,6 +1,7 @@
 package io.brook.broker.forward;
 
 import io.brook.broker.core.GroupService;
+import io.brook.broker.errors.BrokerException;
 import io.brook.broker.groups.CommitOutcome;
 import io.brook.broker.groups.CommitRequest;
 import io.brook.broker.groups.CommittedOffset;
@@ -9,6 +10,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A route's durable position: the committed offsets of the internal offset group
@@ -18,6 +21,7 @@ import java.util.Map;
  * route is paused.
  */
 final class RouteCursor {
+  private static final Logger log = LoggerFactory.getLogger(RouteCursor.class);
   static final String GROUP_PREFIX = "__forward.";
   static final String PAUSED = "paused";
 
@@ -26,6 +30,7 @@ final class RouteCursor {
   /** The last offsets committed, so a pause can be written with them. */
   private final Map<TopicPartition, Long> committed = new HashMap<>();
   private boolean paused;
+  private long lastRefusalLogMs;
 
   RouteCursor(GroupService groups, String route) {
     this.groups = groups;
@@ -71,7 +76,8 @@ final class RouteCursor {
   /**
    * Commits {@code offsets} (next offsets to forward), marked paused or not as the route is now.
    *
-   * @throws io.brook.broker.errors.BrokerException when the group refuses (it has members, the disk is full)
+   * A refusal (the group has members, the disk is full) is logged, not thrown: Kafka has the records,
+   * so the route goes on; after a restart they may come again.
    */
   synchronized void commit(Map<TopicPartition, Long> offsets) {
     if (offsets.isEmpty()) {
@@ -79,10 +85,24 @@ final class RouteCursor {
     }
     List<CommitRequest> requests = new ArrayList<>(offsets.size());
     offsets.forEach((tp, offset) -> requests.add(new CommitRequest(tp, offset, paused ? PAUSED : "")));
-    for (CommitOutcome o : groups.commit(group, "", 0, requests, null)) {
-      if (o.error() == null) {
-        committed.put(o.tp(), offsets.get(o.tp()));
+    try {
+      for (CommitOutcome o : groups.commit(group, "", 0, requests, null)) {
+        if (o.error() == null) {
+          committed.put(o.tp(), offsets.get(o.tp()));
+        } else {
+          refused(o.error().getMessage());
+        }
       }
+    } catch (BrokerException e) { // the disk is full, the group has members: records may come twice after a restart
+      refused(e.getMessage());
+    }
+  }
+
+  private void refused(String why) {
+    long now = System.currentTimeMillis();
+    if (now - lastRefusalLogMs >= 60_000) { // one line a minute while it lasts
+      lastRefusalLogMs = now;
+      log.warn("Forward route cursor {} not committed: {}", group, why);
     }
   }
 

@@ -33,9 +33,8 @@ import org.slf4j.LoggerFactory;
  */
 final class RouteRunner implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(RouteRunner.class);
-  /** Most records and bytes one round reads, sends and commits. */
+  /** Most records one round reads, sends and commits (bytes: {@link KafkaTarget.RoundLimits}). */
   static final int ROUND_RECORDS = 20_000;
-  static final int ROUND_BYTES = 16 << 20;
   /** The least a partition may add to a round, so no partition starves behind a busy one. */
   private static final int PARTITION_MIN_BYTES = 256 << 10;
   /** How long an idle route waits for records before it looks for new topics and partitions. */
@@ -52,6 +51,7 @@ final class RouteRunner implements Runnable {
   private final RouteCursor cursor;
   private final OriginRecords origins;
   private final Supplier<KafkaTarget> targets;
+  private final KafkaTarget.RoundLimits limits;
   final RouteCounters counters = new RouteCounters();
   private final Semaphore wake = new Semaphore(0);
   /** The next offset to send, per source partition: what the cursor holds between rounds. */
@@ -72,6 +72,7 @@ final class RouteRunner implements Runnable {
   RouteRunner(ForwardRouteConfig route, FetchService fetch, Sources sources, RouteCursor cursor,
       OriginRecords origins, Supplier<KafkaTarget> targets) {
     this.route = route;
+    this.limits = KafkaTarget.roundLimits(route);
     this.fetch = fetch;
     this.sources = sources;
     this.cursor = cursor;
@@ -118,9 +119,14 @@ final class RouteRunner implements Runnable {
     try {
       while (!closed) {
         if (reload) {
+          try {
+            positions.clear();
+            cursor.load();
+          } catch (RuntimeException e) {
+            brookFailed(e, backoff);
+            continue;
+          }
           reload = false;
-          positions.clear();
-          cursor.load();
           lastDiscovery = 0;
         }
         if (cursor.paused()) {
@@ -130,11 +136,17 @@ final class RouteRunner implements Runnable {
           continue;
         }
         long now = System.currentTimeMillis();
-        if (now - lastDiscovery >= DISCOVER_EVERY_MS) {
-          discover();
-          lastDiscovery = now;
+        List<PartitionRead> round;
+        try {
+          if (now - lastDiscovery >= DISCOVER_EVERY_MS) {
+            discover();
+            lastDiscovery = now;
+          }
+          round = read();
+        } catch (RuntimeException e) {
+          brookFailed(e, backoff);
+          continue;
         }
-        List<PartitionRead> round = read();
         if (round.isEmpty()) {
           if (state != State.BACKING_OFF) {
             state = State.RUNNING;
@@ -194,15 +206,24 @@ final class RouteRunner implements Runnable {
       return starts == null || tp.partition() >= starts.length; // topic deleted
     });
     sourcePartitions.clear();
+    Map<TopicPartition, Long> firstSeen = new HashMap<>();
     now.forEach((topic, starts) -> {
       sourcePartitions.put(topic, starts.length);
       for (int p = 0; p < starts.length; p++) {
         TopicPartition tp = new TopicPartition(topic, p);
         if (!positions.containsKey(tp)) {
-          positions.put(tp, committed.getOrDefault(tp, starts[p]));
+          Long at = committed.get(tp);
+          if (at == null) {
+            at = starts[p];
+            firstSeen.put(tp, at);
+          }
+          positions.put(tp, at);
         }
       }
     });
+    // The cursor holds a partition from the first sight: what retention deletes after it is counted,
+    // after a restart too.
+    cursor.commit(firstSeen);
   }
 
   /**
@@ -217,13 +238,14 @@ final class RouteRunner implements Runnable {
     }
     order.sort(java.util.Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
     java.util.Collections.rotate(order, -Math.floorMod(rotation++, order.size()));
-    int perPartition = Math.max(PARTITION_MIN_BYTES, ROUND_BYTES / order.size());
+    int perPartition = Math.min(limits.partitionBytes(),
+        Math.max(PARTITION_MIN_BYTES, limits.roundBytes() / order.size()));
     List<FetchPosition> at = new ArrayList<>(order.size());
     for (TopicPartition tp : order) {
       at.add(new FetchPosition(tp.topic(), tp.partition(), positions.get(tp), perPartition));
     }
-    List<PartitionRead> reads = fetch.read(new FetchQuery(at, ROUND_RECORDS, ROUND_BYTES, BatchForm.RECORDS, 0),
-        AnswerSize.unframed(ROUND_BYTES));
+    List<PartitionRead> reads = fetch.read(new FetchQuery(at, ROUND_RECORDS, limits.roundBytes(), BatchForm.RECORDS,
+        0), AnswerSize.unframed(limits.roundBytes()));
     List<PartitionRead> round = new ArrayList<>();
     Map<TopicPartition, Long> moved = new HashMap<>();
     for (PartitionRead r : reads) {
@@ -262,21 +284,34 @@ final class RouteRunner implements Runnable {
    * that failed. Null when all went through, else what failed (one line).
    */
   private String send(KafkaTarget target, List<PartitionRead> round) throws Exception {
+    // Every target's partition count first (an admin call may fail): then a round is sent whole or not at all.
+    Map<String, Integer> targetPartitions = new HashMap<>();
+    for (PartitionRead r : round) {
+      String targetTopic = route.targetOf(r.topic());
+      if (!targetPartitions.containsKey(targetTopic)) {
+        targetPartitions.put(targetTopic, target.partitionCount(targetTopic, sourceCount(r)));
+      }
+    }
     List<Progress> sent = new ArrayList<>(round.size());
     for (PartitionRead r : round) {
       String targetTopic = route.targetOf(r.topic());
-      int sourceCount = sourcePartitions.getOrDefault(r.topic(), r.partition() + 1);
-      Integer partition = target.partitionCount(targetTopic, sourceCount) >= sourceCount ? r.partition() : null;
+      Integer partition = targetPartitions.get(targetTopic) >= sourceCount(r) ? r.partition() : null;
       Progress progress = new Progress(new TopicPartition(r.topic(), r.partition()), r.records().get(0).offset());
       sent.add(progress);
       byte[] topicUtf8 = r.topic().getBytes(StandardCharsets.UTF_8);
+      long batchBytes = 0;
       for (LogRecord record : r.records()) {
         long offset = record.offset();
         long size = OriginRecords.size(record);
+        batchBytes += OriginRecords.encodedSizeBound(size, topicUtf8.length, record.headers().size());
+        if (batchBytes > limits.partitionBytes() && offset > progress.first) {
+          break; // the rest next round: one batch per partition, so a failed one leaves nothing after it written
+        }
         try {
           target.send(origins.toKafka(targetTopic, partition, topicUtf8, r.partition(), record), (meta, e) -> {
             if (e == null) {
               counters.forwarded(size);
+              progress.acked(offset);
             } else {
               progress.failed(offset, e);
             }
@@ -301,10 +336,30 @@ final class RouteRunner implements Runnable {
       if (p.failure != null && firstFailure == null) {
         firstFailure = p.failure;
       }
+      if (p.highestAcked > p.failedAt) { // the producer split the round's batch and a later part got through
+        counters.failed(ErrorKinds.REORDERED, "records of " + p.tp.topic() + "-" + p.tp.partition() + " after "
+            + p.failedAt + " were written although " + p.failedAt + " failed");
+        log.warn("Forward route {}: Kafka wrote records of {}-{} up to {} although {} failed: they will be there "
+            + "again, after it, out of order", route.name(), p.tp.topic(), p.tp.partition(), p.highestAcked,
+            p.failedAt);
+      }
     }
     positions.putAll(acked);
     cursor.commit(acked);
     return firstFailure == null ? null : noteFailure(firstFailure);
+  }
+
+  /** The broker's own side failed (a storage error, a group that cannot be read): try again later. */
+  private void brookFailed(RuntimeException e, Backoff backoff) throws InterruptedException {
+    String failure = "reading the source or the cursor on Brook failed (" + ErrorKinds.describe(e) + ")";
+    counters.failed(ErrorKinds.OTHER, failure);
+    long wait = backoff.next();
+    log.warn("Forward route {}: {}; trying again in {} ms", route.name(), failure, wait);
+    wake.tryAcquire(wait, TimeUnit.MILLISECONDS);
+  }
+
+  private int sourceCount(PartitionRead r) {
+    return sourcePartitions.getOrDefault(r.topic(), r.partition() + 1);
   }
 
   /** Counts a failed attempt by kind and keeps its message for the status. */
@@ -358,12 +413,17 @@ final class RouteRunner implements Runnable {
     final long first;
     long next;
     volatile long failedAt = Long.MAX_VALUE;
+    volatile long highestAcked = -1;
     volatile Throwable failure;
 
     Progress(TopicPartition tp, long first) {
       this.tp = tp;
       this.first = first;
       this.next = first;
+    }
+
+    synchronized void acked(long offset) {
+      highestAcked = Math.max(highestAcked, offset);
     }
 
     synchronized void failed(long offset, Throwable e) {

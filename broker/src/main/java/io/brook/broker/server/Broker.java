@@ -8,6 +8,7 @@ import io.brook.broker.storage.LogFactory;
 import io.brook.broker.storage.chronicle.ChronicleLog;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Retention;
+import io.brook.broker.core.ForwardControl;
 import io.brook.broker.topics.Topic;
 import io.brook.broker.topics.TopicManager;
 import java.io.IOException;
@@ -128,6 +129,11 @@ public final class Broker implements AutoCloseable {
 
   public GroupManager groups() {
     return ctx.groups;
+  }
+
+  /** The store-and-forward routes (D68). */
+  public ForwardControl forwarding() {
+    return ctx.forwarder;
   }
 
   /** The disk guard: its stats are for the stats page and metrics. */

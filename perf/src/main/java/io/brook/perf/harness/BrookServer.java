@@ -35,6 +35,10 @@ final class BrookServer extends Server {
   private Path config;
   /** The Kafka listener's port on every start, so that clients reconnect after a restart; 0: any. */
   private int fixedKafkaPort;
+  /** Copies the running broker's output into its log. */
+  private Thread pump;
+  /** The exit status of the last stop(); -1 when it had to be killed or has not stopped yet. */
+  int lastExit = -1;
 
   BrookServer(String name, Path repo, Path dir, String heap, List<String> settings, boolean kafkaListener) {
     super(name, dir);
@@ -106,7 +110,7 @@ final class BrookServer extends Server {
     long t0 = System.nanoTime();
     process = pb.start();
     CompletableFuture<Boolean> ready = new CompletableFuture<>();
-    Thread pump = new Thread(() -> pump(log, ready), name + "-log");
+    pump = new Thread(() -> pump(log, ready), name + "-log");
     pump.setDaemon(true);
     pump.start();
     Boolean ok;
@@ -147,10 +151,16 @@ final class BrookServer extends Server {
     if (process == null) {
       return;
     }
-    process.destroy(); // SIGTERM: the broker drains and exits 0
+    // SIGTERM through the handle: Process.destroy() would also close the output pipe at once, and the
+    // broker's shutdown lines (a stack trace among them) would never reach the log.
+    process.toHandle().destroy();
     try {
       if (!process.waitFor(30, TimeUnit.SECONDS)) {
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+      lastExit = process.isAlive() ? -1 : process.exitValue();
+      if (pump != null) {
+        pump.join(5_000); // the last lines into the log before the next start appends to it
       }
     } catch (InterruptedException e) {
       process.destroyForcibly();

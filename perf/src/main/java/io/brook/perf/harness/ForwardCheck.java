@@ -25,8 +25,10 @@ import picocli.CommandLine.Option;
  * (bin/brook broker --config, one forward route to that Kafka), a producer writing N records with keys,
  * headers and timestamps into Brook at a steady rate over several partitions; while it writes, Brook is
  * killed with SIGKILL and started again, then Kafka is stopped for 30 s and started again (same data),
- * then Brook is killed once more while the route drains what piled up. Then the route's cursor must reach
- * the end, and {@link ForwardVerifier} compares the target topic in Kafka with the source topic in Brook.
+ * Brook stopped cleanly (SIGTERM) and started again half way into that outage, then Brook is
+ * killed once more while the route drains what piled up; its log must hold no stack trace. Then the
+ * route's cursor must reach the end, and {@link ForwardVerifier} compares the target topic in Kafka with
+ * the source topic in Brook.
  * Prints "forward-check: ok|FAIL ..." per check and "forward-check: N passed, M failed"; exit 1 on a failure.
  * {@code --forwarder loop} runs {@link ForwardLoop} in place of Brook's route: the check checking itself.
  */
@@ -175,7 +177,20 @@ public final class ForwardCheck implements Callable<Integer> {
       long before = writer.acked.get();
       kafka.stop();
       long stoppedAt = System.nanoTime();
-      Thread.sleep(TimeUnit.SECONDS.toMillis(outage));
+      // half way into the outage, a clean stop of Brook: the route is waiting on a Kafka that is down (its
+      // first sends have timed out, the next producer waits for metadata)
+      Thread.sleep(TimeUnit.SECONDS.toMillis(outage) / 2);
+      long t = System.nanoTime();
+      brook.stop();
+      long stopMs = (System.nanoTime() - t) / 1_000_000;
+      int exit = brook.lastExit;
+      restarted = restart(brook);
+      check("SIGTERM to Brook during the outage: exit " + exit + " in " + stopMs + " ms (at most 15,000); started "
+          + "again" + restarted, exit == 0 && stopMs <= 15_000 && restarted.startsWith(" in"), "");
+      long left = stoppedAt + TimeUnit.SECONDS.toNanos(outage) - System.nanoTime();
+      if (left > 0) {
+        TimeUnit.NANOSECONDS.sleep(left);
+      }
       long during = writer.acked.get() - before;
       String kafkaBack;
       try {
@@ -222,6 +237,9 @@ public final class ForwardCheck implements Callable<Integer> {
       info("killed at " + (killedAt - t0) / 1_000_000 + " ms, Kafka stopped at " + (stoppedAt - t0) / 1_000_000
           + " ms; reading both topics");
       verify(brookKafka, kafka.address(), writer);
+      List<String> traces = stackTraces(brook.dir.resolve("broker.log"));
+      check("Brook's log holds no stack trace (" + traces.size() + " found)", traces.isEmpty(),
+          traces.isEmpty() ? "" : String.join("\n    ", traces.subList(0, Math.min(6, traces.size()))));
       check("Brook still serving at the end (no crash of its own)", brook.pid() > 0
           && ProcessHandle.of(brook.pid()).map(ProcessHandle::isAlive).orElse(false), "");
     }
@@ -240,6 +258,18 @@ public final class ForwardCheck implements Callable<Integer> {
     for (ForwardVerifier.Check c : v.verdicts(writer.acked.get())) {
       check(c.what(), c.ok(), c.detail());
     }
+  }
+
+  /** The lines of the broker's log (every start's) that begin a stack trace, with the line before each. */
+  static List<String> stackTraces(Path log) throws java.io.IOException {
+    List<String> lines = Files.readAllLines(log);
+    List<String> out = new ArrayList<>();
+    for (int i = 1; i < lines.size(); i++) {
+      if (lines.get(i).startsWith("\tat ") && !lines.get(i - 1).startsWith("\tat ")) {
+        out.add((i >= 2 ? lines.get(i - 2) + " / " : "") + lines.get(i - 1) + " / " + lines.get(i).trim());
+      }
+    }
+    return out;
   }
 
   private static String restart(BrookServer brook) {

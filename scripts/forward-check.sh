@@ -2,8 +2,8 @@
 # Store-and-forward against a real Apache Kafka 4.3.1 (issue 28, D72): io.brook.perf.harness.ForwardCheck
 # starts Kafka (perf/kafka.sh) and the real broker (bin/brook broker --config, one forward route to that
 # Kafka), produces records with keys, headers and timestamps into Brook over 4 partitions, kills Brook with
-# SIGKILL and starts it again, stops Kafka for 30 s and starts it again, kills Brook once more while the
-# route drains the backlog; then the route's cursor must reach the end and the target topic, read with
+# SIGKILL and starts it again, stops Kafka for 30 s and starts it again (Brook stopped with SIGTERM and
+# started again inside the outage), kills Brook once more while the route drains the backlog; then the route's cursor must reach the end and the target topic, read with
 # kafka-clients, must hold every Brook record at least once, per partition in origin-offset order, with
 # keys, values, headers and timestamps kept and repeats only of origins already shown.
 #

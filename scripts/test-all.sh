@@ -17,6 +17,8 @@
 #                      target topic verified against the source (D72) - needs 3 (the jars)
 #   4. readme-smoke    scripts/readme-smoke.sh, only if it exists and is
 #                      executable - needs 1 and 3 (skipped if either failed)
+#   4a. relay-curl-check scripts/relay-curl-check.sh: the README's REST relay curl examples run with
+#                      the real curl against a broker, their outputs compared; auth, CORS, 413 - needs 3
 #   4b. promtool-check scripts/promtool-check.sh: `promtool check metrics` on a live scrape,
 #                      and the Grafana dashboard's metrics present in it - needs 3
 #   5. jdk-smoke       scripts/jdk-smoke.sh: broker + CLI on every JDK >= 17 here (17 and 25)
@@ -189,6 +191,9 @@ elif [ "${RESULT[install-tools]}" != ok ]; then
 else
   after_maven readme-smoke scripts/readme-smoke.sh
 fi
+
+# 4a. The README's REST relay examples with the real curl, plus auth, CORS and a 413 (D69).
+after_maven relay-curl-check scripts/relay-curl-check.sh
 
 # 4b. The metrics as Prometheus' own linter sees them, and the dashboard against them.
 after_maven promtool-check scripts/promtool-check.sh

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * answers. Unexpected exceptions become INTERNAL and are logged with their stack trace; expected
  * ones are not logged here at all (they are the caller's mistakes, answered with a message).
  */
-final class Errors {
+public final class Errors {
   private static final Logger log = LoggerFactory.getLogger(Errors.class);
   static final String DOMAIN = "brook.v1";
   /** At most 3 UTF-8 bytes each: under 9 bytes percent-encoded, about 4 in base64; 400 fit in 8 KiB. */
@@ -29,7 +29,7 @@ final class Errors {
   private Errors() {}
 
   /** The wire code of a broker error; ErrorsTest checks that each code is the code of exactly one error. */
-  static ErrorCode code(BrokerError e) {
+  public static ErrorCode code(BrokerError e) {
     return switch (e) {
       case UNKNOWN_TOPIC -> ErrorCode.ERROR_CODE_UNKNOWN_TOPIC;
       case UNKNOWN_PARTITION -> ErrorCode.ERROR_CODE_UNKNOWN_PARTITION;
@@ -60,11 +60,12 @@ final class Errors {
   }
 
   /** The status of a whole request that fails with {@code e}: its code's entry in the error catalog. */
-  static Status.Code status(BrokerError e) {
+  public static Status.Code status(BrokerError e) {
     return ErrorCatalog.grpcStatus(code(e));
   }
 
-  static String reason(BrokerError e) {
+  /** The ErrorInfo reason of {@code e}: its ErrorCode's name without ERROR_CODE_ (the REST relay's code too). */
+  public static String reason(BrokerError e) {
     return code(e).name().substring("ERROR_CODE_".length());
   }
 
@@ -89,7 +90,7 @@ final class Errors {
    * base64), and clients refuse trailers over 8 KiB with a bare "http2 exception". Messages can
    * echo what a client sent (a config key, a value), so they are cut to a size that always fits.
    */
-  static String clip(String message) {
+  public static String clip(String message) {
     if (message == null || message.length() <= MAX_MESSAGE_CHARS) {
       return message;
     }

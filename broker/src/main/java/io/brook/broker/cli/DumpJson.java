@@ -1,6 +1,5 @@
 package io.brook.broker.cli;
 
-import io.brook.broker.http.JsonWriter;
 import io.brook.broker.storage.dump.DumpSummary;
 import io.brook.broker.storage.dump.DumpedBatch;
 import io.brook.broker.records.LogRecord;
@@ -78,9 +77,12 @@ final class DumpJson implements DumpPrinter {
     out.println(sb.append("]}"));
   }
 
+  /** Quotes strings as RFC 8259 asks (no HTML escaping: '<' stays '<'). */
+  private static final com.google.gson.Gson GSON = new com.google.gson.GsonBuilder().disableHtmlEscaping().create();
+
   /** A JSON string literal. */
   static String str(String s) {
-    return JsonWriter.quote(s);
+    return GSON.toJson(s);
   }
 
 }

@@ -141,12 +141,12 @@ public final class BrokerConfig {
     return serviceLinks;
   }
 
-  @SuppressWarnings("unchecked")
   /** The forward routes of the config file (D68), in name order; empty when none. */
   public List<ForwardRouteConfig> forwardRoutes() {
     return forwardRoutes;
   }
 
+  @SuppressWarnings("unchecked")
   public <T> T get(ConfigKey<T> key) {
     return (T) values.get(key.name());
   }

@@ -157,8 +157,12 @@ public final class BrokerKeys {
 
   // Operating (issue 9): HTTP endpoints, shutdown, TLS and access control.
   public static final ConfigKey<InetSocketAddress> HTTP_LISTEN = new ConfigKey<>("http.listen", "localhost:7080",
-      Parsers::hostPort, "host:port of the HTTP server: /healthz, /readyz, /metrics, /stats (port 0: any free port).",
+      Parsers::hostPort, "host:port of the HTTP server: /healthz, /readyz, /metrics, /stats and the REST relay "
+      + "(/topics/..., /openapi.json; port 0: any free port).",
       false);
+  public static final ConfigKey<java.util.List<String>> HTTP_CORS_ORIGINS = new ConfigKey<>("http.cors.origins", "",
+      Parsers::origins, "Browser origins allowed to call the REST relay (CORS), comma-separated "
+      + "(https://app.example.com), or * for any; empty: none (curl and servers need no CORS).", false);
   public static final ConfigKey<Long> SHUTDOWN_GRACE_MS = new ConfigKey<>("shutdown.grace.ms", "5000",
       s -> Parsers.longAtLeast(s, 0), "On SIGTERM, how long calls in flight may take to finish before they are "
       + "cancelled; streams are told to reconnect at once.", false);
@@ -221,7 +225,7 @@ public final class BrokerKeys {
       GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_OFFSETS_RETENTION_MS, GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS,
       GROUP_CONSUMER_SESSION_TIMEOUT_MS, GROUP_CONSUMER_MIGRATION_POLICY, GROUP_JOURNAL_COMPACT_EVENTS,
       DISK_FREE_MIN_BYTES, DISK_HEADROOM_BYTES, DISK_FREE_PER_WRITER_BYTES, DISK_CHECK_INTERVAL_MS,
-      HTTP_LISTEN, SHUTDOWN_GRACE_MS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD, TLS_CLIENT_CA_FILE,
+      HTTP_LISTEN, HTTP_CORS_ORIGINS, SHUTDOWN_GRACE_MS, TLS_CERT_FILE, TLS_KEY_FILE, TLS_KEY_PASSWORD, TLS_CLIENT_CA_FILE,
       TLS_CLIENT_AUTH, AUTH_ENABLED, AUTH_TOKENS_FILE, AUTH_TOKENS, AUTH_PERMISSIONS_FILE, AUTH_ANONYMOUS,
       KAFKA_LISTEN, KAFKA_ADVERTISED, KAFKA_CONNECTION_MAX_INFLIGHT, KAFKA_CONNECTIONS_MAX_IDLE_MS);
 }

@@ -32,6 +32,26 @@ final class Parsers {
     return v;
   }
 
+  private static final java.util.regex.Pattern ORIGIN =
+      java.util.regex.Pattern.compile("https?://[A-Za-z0-9.\\[\\]:-]+");
+
+  /** Browser origins ({@code scheme://host[:port]}, no path) separated by commas, or {@code *}; empty: none. */
+  static java.util.List<String> origins(String s) {
+    java.util.List<String> origins = new java.util.ArrayList<>();
+    for (String part : s.split(",")) {
+      String o = part.strip();
+      if (o.isEmpty()) {
+        continue;
+      }
+      if (!o.equals("*") && !ORIGIN.matcher(o).matches()) {
+        throw new IllegalArgumentException("'" + o + "' is not an origin: expected scheme://host[:port] "
+            + "(http or https, no path, no trailing /) or *");
+      }
+      origins.add(o);
+    }
+    return java.util.List.copyOf(origins);
+  }
+
   static boolean bool(String s) {
     if (s.equalsIgnoreCase("true")) {
       return true;

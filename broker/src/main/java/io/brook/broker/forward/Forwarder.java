@@ -44,13 +44,15 @@ public final class Forwarder implements ForwardControl, AutoCloseable {
    * Builds the routes ({@link #check}ed before); nothing runs before {@link #start}.
    */
   public Forwarder(List<ForwardRouteConfig> routes, FetchService fetch, TopicAdmin topics, GroupService groups,
-      String clusterId) {
+      String clusterId, long offsetsRetentionMs) {
     this.fetch = fetch;
     OriginRecords origins = new OriginRecords(clusterId);
     RouteRunner.Sources sources = route -> sources(topics, route);
+    // Often enough that group.offsets.retention.ms never expires a cursor, however long a route waits.
+    long refreshMs = offsetsRetentionMs > 0 ? Math.max(1_000, Math.min(3_600_000, offsetsRetentionMs / 4)) : 3_600_000;
     for (ForwardRouteConfig route : routes) {
       runners.put(route.name(), new RouteRunner(route, fetch, sources, new RouteCursor(groups, route.name()),
-          origins, () -> new KafkaTarget(route)));
+          origins, () -> new KafkaTarget(route), refreshMs));
     }
   }
 
@@ -62,11 +64,25 @@ public final class Forwarder implements ForwardControl, AutoCloseable {
    */
   public static void check(List<ForwardRouteConfig> routes) {
     for (ForwardRouteConfig route : routes) {
+      Map<String, Object> settings = KafkaTarget.producerConfig(route);
+      String where = "bad forward route " + route.name() + " (forward." + route.name() + ".kafka.*): ";
       try {
-        new ProducerConfig(KafkaTarget.producerConfig(route));
+        ProducerConfig resolved = new ProducerConfig(settings);
+        for (String key : route.kafka().keySet()) {
+          if (String.valueOf(resolved.originals().get(key)).contains("${")) {
+            throw new ConfigException(where + key + " = " + route.kafka().get(key) + " did not resolve: the file, "
+                + "directory, key or variable it names is missing");
+          }
+        }
+        // The producer's own checks (timeouts that contradict each other, trust stores, JAAS) run when it
+        // is made: make one now and close it, no connection is opened.
+        new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(settings).close(java.time.Duration.ZERO);
+      } catch (ConfigException e) {
+        throw e;
       } catch (RuntimeException e) {
-        throw new ConfigException("bad forward route " + route.name() + " (forward." + route.name()
-            + ".kafka.*): " + e.getMessage());
+        Throwable cause = e.getCause() != null && e.getMessage() != null && e.getMessage().startsWith("Failed to construct")
+            ? e.getCause() : e;
+        throw new ConfigException(where + cause.getMessage());
       }
     }
   }
@@ -92,7 +108,14 @@ public final class Forwarder implements ForwardControl, AutoCloseable {
   @Override
   public ForwardRouteStatus pause(String route) {
     RouteRunner r = runner(route);
-    if (!r.setPaused(true)) {
+    boolean durable;
+    try {
+      durable = r.setPaused(true);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BrokerException(BrokerError.INVALID_REQUEST, "interrupted while pausing route " + route);
+    }
+    if (!durable) {
       log.warn("Forward route {} paused until the broker restarts: it has no cursor yet to keep the pause with",
           route);
     } else {
@@ -104,7 +127,12 @@ public final class Forwarder implements ForwardControl, AutoCloseable {
   @Override
   public ForwardRouteStatus resume(String route) {
     RouteRunner r = runner(route);
-    r.setPaused(false);
+    try {
+      r.setPaused(false);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BrokerException(BrokerError.INVALID_REQUEST, "interrupted while resuming route " + route);
+    }
     log.info("Forward route {} resumed", route);
     return status(r);
   }
@@ -193,12 +221,17 @@ public final class Forwarder implements ForwardControl, AutoCloseable {
   public void close() {
     runners.values().forEach(RouteRunner::close);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RouteRunner.CLOSE_GRACE.toSeconds() + 2);
-    for (Thread t : threads.values()) {
+    for (Map.Entry<String, Thread> route : threads.entrySet()) {
+      Thread t = route.getValue();
       try {
         t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         if (t.isAlive()) {
-          t.interrupt(); // a flush waiting for a Kafka that is down
+          runners.get(route.getKey()).abort(); // a flush waiting for a Kafka that is down ends, unacknowledged
           t.join(2_000);
+        }
+        if (t.isAlive()) {
+          t.interrupt();
+          t.join(1_000);
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

@@ -41,7 +41,9 @@ final class KafkaTarget implements AutoCloseable {
   private final ForwardRouteConfig route;
   private final KafkaProducer<byte[], byte[]> producer;
   private final Admin admin;
-  private final Map<String, Integer> partitions = new HashMap<>();
+  /** Target partition counts, looked up again after {@link #PARTITIONS_TTL_MS} (partitions may be added). */
+  private final Map<String, long[]> partitions = new HashMap<>();
+  private static final long PARTITIONS_TTL_MS = 5 * 60_000;
   /** The admin calls' limit: 30 s, or the route's max.block.ms when it set one (as long as a send may block). */
   private final long adminTimeoutMs;
 
@@ -68,6 +70,9 @@ final class KafkaTarget implements AutoCloseable {
     c.put(ProducerConfig.CLIENT_ID_CONFIG, "brook-forward-" + route.name());
     c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     c.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(DEFAULT_BATCH_BYTES));
+    // Above any record Brook takes (max.message.bytes) with its origin headers: the producer's own size
+    // check must not refuse what Kafka's broker may take; Kafka's message.max.bytes still decides.
+    c.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, String.valueOf(16 << 20));
     // A round sends each partition's records as one batch, sent at the round's flush (D68): a linger as
     // long as the delivery timeout allows keeps the sender from taking half a batch while the round is
     // still being added, which would let a later batch be written after an earlier one failed.
@@ -131,9 +136,10 @@ final class KafkaTarget implements AutoCloseable {
    * @throws Exception what the admin call failed with (the round fails and backs off)
    */
   int partitionCount(String topic, int sourcePartitions) throws Exception {
-    Integer known = partitions.get(topic);
-    if (known != null) {
-      return known;
+    long[] known = partitions.get(topic);
+    long now = System.currentTimeMillis();
+    if (known != null && now - known[1] < PARTITIONS_TTL_MS) {
+      return (int) known[0];
     }
     int count;
     try {
@@ -158,7 +164,7 @@ final class KafkaTarget implements AutoCloseable {
       }
       count = describe(topic);
     }
-    partitions.put(topic, count);
+    partitions.put(topic, new long[] {count, now});
     return count;
   }
 

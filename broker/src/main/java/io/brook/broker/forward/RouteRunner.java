@@ -10,6 +10,7 @@ import io.brook.broker.core.ForwardRouteStatus.State;
 import io.brook.broker.core.LongPoll;
 import io.brook.broker.core.PartitionRead;
 import io.brook.broker.errors.BrokerError;
+import io.brook.broker.errors.BrokerException;
 import io.brook.broker.groups.TopicPartition;
 import io.brook.broker.records.LogRecord;
 import java.nio.charset.StandardCharsets;
@@ -40,8 +41,8 @@ final class RouteRunner implements Runnable {
   /** How long an idle route waits for records before it looks for new topics and partitions. */
   private static final long IDLE_WAIT_MS = 5_000;
   private static final long DISCOVER_EVERY_MS = 5_000;
-  /** An idle route commits its offsets again this often, so offsets retention never expires them. */
-  private static final long REFRESH_EVERY_MS = 60 * 60_000;
+  /** How long pause waits for a round in flight to be acknowledged and committed. */
+  private static final long PAUSE_WAIT_MS = 15_000;
   /** On a clean stop: how long records in flight may take to be acknowledged (and committed). */
   static final Duration CLOSE_GRACE = Duration.ofSeconds(5);
 
@@ -52,6 +53,12 @@ final class RouteRunner implements Runnable {
   private final OriginRecords origins;
   private final Supplier<KafkaTarget> targets;
   private final KafkaTarget.RoundLimits limits;
+  /** A route commits its offsets again this often, so offsets retention never expires its cursor. */
+  private final long refreshEveryMs;
+  /** The producer of the round in flight, so a shutdown can abort a flush that waits for a Kafka that is down. */
+  private volatile KafkaTarget current;
+  /** True from a round's first send to its commit. */
+  private volatile boolean inRound;
   final RouteCounters counters = new RouteCounters();
   private final Semaphore wake = new Semaphore(0);
   /** The next offset to send, per source partition: what the cursor holds between rounds. */
@@ -70,9 +77,10 @@ final class RouteRunner implements Runnable {
   }
 
   RouteRunner(ForwardRouteConfig route, FetchService fetch, Sources sources, RouteCursor cursor,
-      OriginRecords origins, Supplier<KafkaTarget> targets) {
+      OriginRecords origins, Supplier<KafkaTarget> targets, long refreshEveryMs) {
     this.route = route;
     this.limits = KafkaTarget.roundLimits(route);
+    this.refreshEveryMs = refreshEveryMs;
     this.fetch = fetch;
     this.sources = sources;
     this.cursor = cursor;
@@ -80,8 +88,16 @@ final class RouteRunner implements Runnable {
     this.targets = targets;
   }
 
+  /** PAUSED as soon as the pause is marked and no round is in flight, whatever the loop last noted. */
   State state() {
-    return closed ? State.STOPPED : state;
+    if (closed) {
+      return State.STOPPED;
+    }
+    if (cursor.paused()) {
+      return inRound ? State.RUNNING : State.PAUSED;
+    }
+    State s = state;
+    return s == State.PAUSED ? State.RUNNING : s;
   }
 
   Map<TopicPartition, Long> positions() {
@@ -93,15 +109,31 @@ final class RouteRunner implements Runnable {
     return positions.get(tp);
   }
 
-  /** Pauses or resumes durably, then wakes the loop (a resume reads the cursor again: it may have been reset). */
-  boolean setPaused(boolean pause) {
+  /**
+   * Pauses or resumes durably, then wakes the loop (a resume reads the cursor again: it may have been
+   * reset). A pause waits (up to 15 s) for the round in flight to be acknowledged and committed, so a
+   * reset made after it returns is not overwritten; the state is PAUSED once it was.
+   */
+  boolean setPaused(boolean pause) throws InterruptedException {
     boolean durable = pause ? cursor.mark(true) : cursor.resume();
     reload = !pause;
-    if (pause) {
-      state = State.PAUSED;
-    }
     wake.release();
+    if (pause) {
+      synchronized (this) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PAUSE_WAIT_MS);
+        while (inRound && System.nanoTime() < deadline) {
+          wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        }
+      }
+    }
     return durable;
+  }
+
+  private synchronized void round(boolean on) {
+    inRound = on;
+    if (!on) {
+      notifyAll();
+    }
   }
 
   void close() {
@@ -109,39 +141,56 @@ final class RouteRunner implements Runnable {
     wake.release();
   }
 
+  /** Drops the producer of the round in flight at once: its flush ends, nothing more is committed. */
+  void abort() {
+    KafkaTarget t = current;
+    if (t != null) {
+      t.close(Duration.ZERO);
+    }
+  }
+
   @Override
   public void run() {
     Backoff backoff = new Backoff(route.backoffMaxMs());
     KafkaTarget target = null;
     long lastDiscovery = 0;
-    long lastCommit = System.currentTimeMillis();
+    long lastRefresh = System.currentTimeMillis();
     int failures = 0;
     try {
       while (!closed) {
-        if (reload) {
+        if (System.currentTimeMillis() - lastRefresh >= refreshEveryMs) {
+          lastRefresh = System.currentTimeMillis(); // paused or backing off too: a week-long outage keeps its cursor
           try {
+            cursor.refresh();
+          } catch (RuntimeException e) {
+            log.warn("Forward route {}: committing its cursor again failed: {}", route.name(), ErrorKinds.describe(e));
+          }
+        }
+        long now = System.currentTimeMillis();
+        try {
+          if (reload) {
             positions.clear();
             cursor.load();
-          } catch (RuntimeException e) {
-            brookFailed(e, backoff);
-            continue;
+            reload = false;
+            lastDiscovery = 0;
           }
-          reload = false;
-          lastDiscovery = 0;
+          if (now - lastDiscovery >= DISCOVER_EVERY_MS) { // paused too: the status shows its cursors
+            discover();
+            lastDiscovery = now;
+          }
+        } catch (RuntimeException e) {
+          brookFailed(e, backoff);
+          continue;
         }
         if (cursor.paused()) {
           state = State.PAUSED;
           target = drop(target, CLOSE_GRACE);
+          current = null;
           wake.tryAcquire(IDLE_WAIT_MS, TimeUnit.MILLISECONDS);
           continue;
         }
-        long now = System.currentTimeMillis();
         List<PartitionRead> round;
         try {
-          if (now - lastDiscovery >= DISCOVER_EVERY_MS) {
-            discover();
-            lastDiscovery = now;
-          }
           round = read();
         } catch (RuntimeException e) {
           brookFailed(e, backoff);
@@ -151,25 +200,24 @@ final class RouteRunner implements Runnable {
           if (state != State.BACKING_OFF) {
             state = State.RUNNING;
           }
-          if (now - lastCommit >= REFRESH_EVERY_MS) {
-            cursor.refresh();
-            lastCommit = now;
-          }
           idle();
           continue;
         }
         String failure;
+        round(true);
         try {
           if (target == null) {
             target = targets.get();
+            current = target;
           }
           failure = send(target, round);
         } catch (InterruptedException | org.apache.kafka.common.errors.InterruptException e) {
           throw e instanceof InterruptedException ie ? ie : new InterruptedException(e.getMessage());
-        } catch (Exception e) { // a producer that cannot be made, an admin call that failed
+        } catch (Exception e) { // a producer that cannot be made, an admin call that failed, a commit
           failure = noteFailure(e);
+        } finally {
+          round(false);
         }
-        lastCommit = System.currentTimeMillis();
         if (failure == null) {
           if (failures > 0) {
             log.info("Forward route {}: Kafka acknowledges again after {} failed attempt(s)", route.name(), failures);
@@ -182,6 +230,7 @@ final class RouteRunner implements Runnable {
         failures++;
         state = State.BACKING_OFF;
         target = drop(target, Duration.ZERO);
+        current = null;
         long wait = backoff.next();
         log.warn("Forward route {}: {}; sending again from the last acknowledged records in {} ms", route.name(),
             failure, wait);
@@ -234,9 +283,12 @@ final class RouteRunner implements Runnable {
   }
 
   /**
-   * One round's reads: records past each position, the partitions taking turns at the front. A
+   * One round's reads: records past each position, the partitions taking turns at the front, each read
+   * alone within its share of the round's bytes (at most one producer batch) until the round is full. A
    * position below the log start (retention deleted records not yet forwarded) is counted, logged and
    * moved; one past the end (the topic was deleted and made again) starts over at the log start.
+   *
+   * @throws BrokerException a read that failed on Brook's side (the route backs off)
    */
   private List<PartitionRead> read() {
     List<TopicPartition> order = new ArrayList<>(positions.keySet());
@@ -247,17 +299,18 @@ final class RouteRunner implements Runnable {
     java.util.Collections.rotate(order, -Math.floorMod(rotation++, order.size()));
     int perPartition = Math.min(limits.partitionBytes(),
         Math.max(PARTITION_MIN_BYTES, limits.roundBytes() / order.size()));
-    List<FetchPosition> at = new ArrayList<>(order.size());
-    for (TopicPartition tp : order) {
-      at.add(new FetchPosition(tp.topic(), tp.partition(), positions.get(tp), perPartition));
-    }
-    List<PartitionRead> reads = fetch.read(new FetchQuery(at, ROUND_RECORDS, limits.roundBytes(), BatchForm.RECORDS,
-        0), AnswerSize.unframed(limits.roundBytes()));
     List<PartitionRead> round = new ArrayList<>();
     Map<TopicPartition, Long> moved = new HashMap<>();
-    for (PartitionRead r : reads) {
-      TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-      long position = positions.getOrDefault(tp, 0L);
+    BrokerException failed = null;
+    long bytes = 0;
+    int records = 0;
+    for (TopicPartition tp : order) {
+      if (bytes >= limits.roundBytes() || records >= ROUND_RECORDS) {
+        break; // the others lead the next rounds
+      }
+      long position = positions.get(tp);
+      PartitionRead r = fetch.read(new FetchQuery(List.of(new FetchPosition(tp.topic(), tp.partition(), position)),
+          ROUND_RECORDS - records, perPartition, BatchForm.RECORDS, 0), AnswerSize.unframed(perPartition)).get(0);
       if (r.error() == BrokerError.OFFSET_OUT_OF_RANGE && position < r.logStartOffset()) {
         long lost = r.logStartOffset() - position;
         counters.dropped(lost);
@@ -273,15 +326,21 @@ final class RouteRunner implements Runnable {
       } else if (r.error() == BrokerError.UNKNOWN_TOPIC || r.error() == BrokerError.UNKNOWN_PARTITION) {
         positions.remove(tp); // deleted since the discovery
       } else if (r.error() != null) {
-        log.warn("Forward route {}: reading {}-{} failed: {}", route.name(), r.topic(), r.partition(),
-            r.errorMessage());
+        failed = new BrokerException(r.error(), r.topic() + "-" + r.partition() + ": " + r.errorMessage());
       } else if (!r.records().isEmpty()) {
         round.add(r);
+        records += r.records().size();
+        for (LogRecord rec : r.records()) {
+          bytes += rec.payloadSize();
+        }
       }
     }
     if (!moved.isEmpty()) {
       positions.putAll(moved);
       cursor.commit(moved);
+    }
+    if (round.isEmpty() && failed != null) {
+      throw failed; // nothing else to do: back off instead of waiting on a partition that has data
     }
     return round;
   }
@@ -330,6 +389,9 @@ final class RouteRunner implements Runnable {
           break;
         }
         progress.next = offset + 1;
+        if (progress.failedAt != Long.MAX_VALUE) {
+          break; // refused at once (too large, no metadata): nothing after it may be written before it
+        }
       }
     }
     target.flush();
@@ -360,6 +422,7 @@ final class RouteRunner implements Runnable {
   private void brookFailed(RuntimeException e, Backoff backoff) throws InterruptedException {
     String failure = "reading the source or the cursor on Brook failed (" + ErrorKinds.describe(e) + ")";
     counters.failed(ErrorKinds.OTHER, failure);
+    state = State.BACKING_OFF;
     long wait = backoff.next();
     log.warn("Forward route {}: {}; trying again in {} ms", route.name(), failure, wait);
     wake.tryAcquire(wait, TimeUnit.MILLISECONDS);

@@ -3,6 +3,7 @@ package io.brook.broker.groups;
 import io.brook.broker.delivery.AckMember;
 import io.brook.broker.delivery.AckPartition;
 import io.brook.broker.delivery.DeadLetters;
+import io.brook.broker.delivery.Delivery;
 import io.brook.broker.delivery.Ranges;
 import io.brook.broker.delivery.SentDelivery;
 import io.brook.broker.disk.DiskWrite;
@@ -13,6 +14,7 @@ import io.brook.broker.groups.Settlement.Extension;
 import io.brook.broker.groups.Settlement.Failure;
 import io.brook.broker.groups.Settlement.Nack;
 import io.brook.broker.groups.Settlement.Range;
+import io.brook.broker.groups.poll.PollStart;
 import io.brook.broker.groups.share.ShareFetchSink;
 import io.brook.broker.groups.share.ShareFetchStart;
 import io.brook.broker.groups.share.ShareHeartbeatAnswer;
@@ -49,6 +51,7 @@ public final class AckGroup extends Group {
   private final AckDispatch dispatch = new AckDispatch(this);
   private final Map<String, AckMember> members = new LinkedHashMap<>();
   private final ShareMembers shares = new ShareMembers(this);
+  private final PollMembers polls = new PollMembers(this);
   private final DeadLetters deadLetters;
   /** The earliest lease deadline or redelivery time the tick has to act on. */
   private long nextDeadlineMs = Long.MAX_VALUE;
@@ -117,9 +120,9 @@ public final class AckGroup extends Group {
       ctx.topics().get(t); // UNKNOWN_TOPIC for a topic that does not exist
     }
     long now = ctx.clock().millis();
-    if (shares.has(clientId)) {
-      throw error(BrokerError.INVALID_REQUEST, "client_id '" + clientId + "' is a Kafka share member's id in group '"
-          + name + "'");
+    if (shares.has(clientId) || polls.has(clientId)) {
+      throw error(BrokerError.INVALID_REQUEST, "client_id '" + clientId + "' is a Kafka share member's id or an HTTP"
+          + " consumer's name in group '" + name + "'");
     }
     AckMember m = clientId.isEmpty() ? null : members.get(clientId);
     if (m != null) {
@@ -174,7 +177,7 @@ public final class AckGroup extends Group {
    */
   public synchronized AckMember member(String memberId, String caller) {
     AckMember m = members.get(memberId);
-    if (m == null || shares.has(memberId)) { // a Kafka share member settles on its share session only
+    if (m == null || shares.has(memberId) || polls.has(memberId)) { // those settle through their own door
       throw error(BrokerError.UNKNOWN_MEMBER_ID, "member '" + memberId + "' is not in group '" + name
           + "' (its stream ended and it held no leases, or the broker restarted)");
     }
@@ -279,6 +282,45 @@ public final class AckGroup extends Group {
     sink.timedOut(fetch);
   }
 
+  /**
+   * An HTTP consumer's receive (D70): see {@link PollMembers#receive}. The records it waits for come
+   * under this monitor: continue asynchronously.
+   */
+  public synchronized PollStart pollReceive(String consumer, List<String> topics, long maxRecords, long maxBytes,
+      String address, String principal) {
+    for (String t : topics) {
+      ctx.topics().get(t); // UNKNOWN_TOPIC for a topic that does not exist
+    }
+    return polls.receive(consumer, topics, maxRecords, maxBytes, address, principal, ctx.clock().millis());
+  }
+
+  /**
+   * A poll member's receive ends before it was answered: its wait ran out, or its connection closed.
+   * With {@code giveBack}, records already handed to it go back to the group (they never reached the
+   * consumer); either way it answers with nothing if no dispatch answered it yet.
+   */
+  public synchronized void pollEnded(PollStart start, boolean giveBack) {
+    start.sink().timedOut(start.records());
+    if (giveBack) {
+      List<Delivery> got = start.records().getNow(List.of());
+      polls.giveBack(start.member(), got, ctx.clock().millis());
+    }
+  }
+
+  /** Acks, nacks and rejects for an HTTP consumer; answers what did not apply. */
+  public synchronized List<Failure> pollSettle(String consumer, String principal, Settlement s) {
+    return settle(polls.settler(consumer, principal, ctx.clock().millis()), s);
+  }
+
+  /** An HTTP consumer leaves: what it holds goes back at once. */
+  public synchronized void pollLeave(String consumer, String principal) {
+    polls.leave(consumer, principal, ctx.clock().millis());
+  }
+
+  boolean isShareMember(String id) {
+    return shares.has(id);
+  }
+
   AckMember memberById(String id) {
     return members.get(id);
   }
@@ -354,6 +396,7 @@ public final class AckGroup extends Group {
   @Override
   synchronized void tick(long now) {
     shares.expire(now);
+    polls.expire(now);
     if (now >= nextDeadlineMs) {
       long min = Long.MAX_VALUE;
       int expired = 0;

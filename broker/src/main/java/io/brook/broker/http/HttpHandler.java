@@ -27,12 +27,15 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+import io.brook.broker.http.relay.Relay;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Answers /healthz, /readyz, /metrics and /stats (GET and HEAD). Anything else: 404 for an
- * unknown path, 405 for another method, 400 for a request Netty could not decode.
+ * Answers /healthz, /readyz, /metrics and /stats (GET and HEAD), and hands the REST relay's paths
+ * to {@link RelayExchange}. Anything else: 404 for an unknown path, 405 for another method, 400 for a
+ * request Netty could not decode.
  *
  * <p>One request at a time per connection: reading stops while a request is answered (AUTO_READ
  * off; a FlowControlHandler before this holds requests already decoded) and resumes once the
@@ -52,11 +55,18 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   private static final String JSON = "application/json";
 
   /** What an answer needs of its request, taken before Netty releases the request. */
-  private record Ask(HttpMethod method, String path, String authorization, boolean clientCertificate,
+  record Ask(HttpMethod method, String path, String authorization, boolean clientCertificate,
       boolean keepAlive) {}
 
   /** The connection's share of the outbound memory (set when the connection opens). */
   static final AttributeKey<OutboundMemory.Account> ACCOUNT = AttributeKey.valueOf("brook.outbound.account");
+  /**
+   * Set while a relay request is served: reading goes on meanwhile, so a client that goes away is seen
+   * at once (a long poll's onGone ends its wait), and a request pipelined meanwhile waits in
+   * {@link #HELD} (one at most: reading stops then, and FlowControlHandler keeps the rest).
+   */
+  static final AttributeKey<Boolean> SERVING = AttributeKey.valueOf("brook.relay.serving");
+  static final AttributeKey<FullHttpRequest> HELD = AttributeKey.valueOf("brook.relay.held");
   /** Room for the status line and headers of an answer. */
   private static final int HEADERS = 256;
 
@@ -74,16 +84,35 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
     ctx.channel().config().setAutoRead(false); // until this request is answered
+    if (Boolean.TRUE.equals(ctx.channel().attr(SERVING).get())) {
+      ctx.channel().attr(HELD).set(request.retain()); // pipelined behind a relay request: served after it
+      return;
+    }
     if (!request.decoderResult().isSuccess()) {
       FullHttpResponse response = text(HttpResponseStatus.BAD_REQUEST, "bad request\n");
       HttpUtil.setKeepAlive(response, false);
       ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
       return;
     }
-    Ask ask = new Ask(request.method(), new QueryStringDecoder(request.uri()).path(),
+    QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+    Ask ask = new Ask(request.method(), uri.path(),
         request.headers().get(HttpHeaderNames.AUTHORIZATION), verifiedClientCertificate(ctx),
         HttpUtil.isKeepAlive(request));
     OutboundMemory.Account account = ctx.channel().attr(ACCOUNT).get();
+    Relay relay = routes.relay();
+    boolean relayPath = relay != null && relay.handles(ask.path());
+    if (request.content().readableBytes() > BodyLimits.limit(relay, ask.path())) { // a chunked body over its limit
+      FullHttpResponse response = BodyLimits.tooLarge(relayPath, BodyLimits.limit(relay, ask.path()));
+      HttpUtil.setKeepAlive(response, false);
+      ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+      return;
+    }
+    if (relayPath) {
+      ctx.channel().attr(SERVING).set(true);
+      RelayExchange.serve(ctx, relay, request, uri, ask.keepAlive(), account, tlsSession(ctx));
+      ctx.channel().config().setAutoRead(true); // so a client that closes while it waits is seen
+      return;
+    }
     FullHttpResponse quick = quickAnswer(ask);
     if (quick != null) {
       send(ctx, ask, quick, account, 0);
@@ -114,7 +143,7 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
    * Writes the answer, its memory counted until it is written ({@code reserved} made its real size),
    * then reads the next request (or closes the connection).
    */
-  private static void send(ChannelHandlerContext ctx, Ask ask, FullHttpResponse response,
+  static void send(ChannelHandlerContext ctx, Ask ask, FullHttpResponse response,
       OutboundMemory.Account account, long reserved) {
     if (ask.method().equals(HttpMethod.HEAD)) { // same headers (the GET's length), no body
       FullHttpResponse full = response;
@@ -127,11 +156,27 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     ctx.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
       account.release(size);
       if (ask.keepAlive() && f.isSuccess()) {
-        ctx.channel().config().setAutoRead(true); // the next request (one held back, or a new read)
+        ctx.channel().attr(SERVING).set(null);
+        FullHttpRequest held = ctx.channel().attr(HELD).getAndSet(null);
+        if (held == null) {
+          ctx.channel().config().setAutoRead(true); // the next request (one held back, or a new read)
+          return;
+        }
+        try {
+          ((HttpHandler) ctx.handler()).channelRead0(ctx, held);
+        } finally {
+          held.release();
+        }
       } else {
         ctx.close();
       }
     });
+  }
+
+  /** The connection's TLS session, or null for plaintext. */
+  private static SSLSession tlsSession(ChannelHandlerContext ctx) {
+    SslHandler tls = ctx.pipeline().get(SslHandler.class);
+    return tls == null ? null : tls.engine().getSession();
   }
 
   /** Whether the TLS handshake verified a client certificate (only with tls.client.ca.file). */
@@ -211,6 +256,15 @@ final class HttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
     r.headers().set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE);
     return r;
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    FullHttpRequest held = ctx.channel().attr(HELD).getAndSet(null);
+    if (held != null) {
+      held.release();
+    }
+    super.channelInactive(ctx);
   }
 
   @Override

@@ -11,7 +11,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.ssl.SslContext;
@@ -25,12 +24,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The broker's HTTP/1.1 server for probes, metrics and stats, on its own port and one small event
+ * The broker's HTTP/1.1 server for probes, metrics, stats and the REST relay, on its own port and one small event
  * loop (apart from gRPC's). With an SslContext it serves HTTPS only.
  */
 public final class HttpServer implements AutoCloseable {
-  /** Requests carry no body worth having: anything larger is refused by the aggregator (413). */
-  private static final int MAX_REQUEST_BYTES = 64 << 10;
   /** A connection that sends nothing for this long is closed, so idle or stuck clients hold nothing. */
   private static final int IDLE_TIMEOUT_S = 60;
   /** Open connections at most; more are closed at once (each holds a file descriptor the broker needs). */
@@ -77,7 +74,7 @@ public final class HttpServer implements AutoCloseable {
             }
             p.addLast(new ReadTimeoutHandler(IDLE_TIMEOUT_S, TimeUnit.SECONDS));
             p.addLast(new HttpServerCodec());
-            p.addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES));
+            p.addLast(new BodyLimits(routes.relay())); // a body over its path's limit: 413
             p.addLast(new FlowControlHandler()); // holds pipelined requests until HttpHandler reads
             p.addLast(handler);
           }

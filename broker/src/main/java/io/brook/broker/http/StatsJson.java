@@ -1,98 +1,108 @@
 package io.brook.broker.http;
 
+import com.google.gson.JsonArray;
+import com.google.gson.JsonNull;
+import com.google.gson.JsonObject;
 import io.brook.broker.disk.DiskStats;
 import io.brook.broker.groups.Group;
 import io.brook.broker.groups.GroupMode;
 import io.brook.broker.groups.GroupView;
+import io.brook.broker.http.relay.RelayJson;
 import io.brook.broker.topics.Partition;
 import io.brook.broker.topics.Topic;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
-/** The /stats document: the broker, its disk, each topic's partitions and each group's progress. */
+/** The /stats document: the broker, its disk, each topic's partitions and each group's progress (gson). */
 final class StatsJson {
   private StatsJson() {}
 
   static String render(StatsSource s, long nowMs) {
-    JsonWriter w = new JsonWriter().beginObject();
-    w.name("version").value(s.version());
-    w.name("uptime_ms").value(Math.max(0, nowMs - s.startedAtMs()));
-    w.name("connections").beginObject();
-    s.connections().forEach((listener, open) -> w.name(listener).value(open.getAsInt()));
-    w.endObject();
-    disk(w, s.disk().stats());
-    w.name("topics").beginArray();
-    List<Topic> topics = s.topics().list().stream().sorted(Comparator.comparing(Topic::name)).toList();
-    for (Topic t : topics) {
-      topic(w, t);
+    JsonObject o = new JsonObject();
+    o.addProperty("version", s.version());
+    o.addProperty("uptime_ms", Math.max(0, nowMs - s.startedAtMs()));
+    JsonObject connections = new JsonObject();
+    s.connections().forEach((listener, open) -> connections.addProperty(listener, open.getAsInt()));
+    o.add("connections", connections);
+    o.add("disk", disk(s.disk().stats()));
+    JsonArray topics = new JsonArray();
+    List<Topic> sorted = s.topics().list().stream().sorted(Comparator.comparing(Topic::name)).toList();
+    for (Topic t : sorted) {
+      topics.add(topic(t));
     }
-    w.endArray();
-    w.name("groups").beginArray();
-    List<Group> groups = s.groups().list().stream().sorted(Comparator.comparing(Group::name)).toList();
-    for (Group g : groups) {
-      group(w, g.describe());
+    o.add("topics", topics);
+    JsonArray groups = new JsonArray();
+    List<Group> byName = s.groups().list().stream().sorted(Comparator.comparing(Group::name)).toList();
+    for (Group g : byName) {
+      groups.add(group(g.describe()));
     }
-    w.endArray();
-    return w.endObject().toString();
+    o.add("groups", groups);
+    return RelayJson.GSON.toJson(o);
   }
 
-  private static void disk(JsonWriter w, DiskStats d) {
-    w.name("disk").beginObject()
-        .name("state").value(d.state().name())
-        .name("free_bytes").value(d.freeBytes())
-        .name("produce_threshold_bytes").value(d.produceThresholdBytes())
-        .name("headroom_bytes").value(d.headroomBytes())
-        .name("active_writers").value(d.activeWriters())
-        .name("transitions").value(d.transitions());
-    w.name("refused").beginObject();
+  private static JsonObject disk(DiskStats d) {
+    JsonObject o = new JsonObject();
+    o.addProperty("state", d.state().name());
+    o.addProperty("free_bytes", d.freeBytes());
+    o.addProperty("produce_threshold_bytes", d.produceThresholdBytes());
+    o.addProperty("headroom_bytes", d.headroomBytes());
+    o.addProperty("active_writers", d.activeWriters());
+    o.addProperty("transitions", d.transitions());
+    JsonObject refused = new JsonObject();
     for (Map.Entry<String, Long> e : d.refused().entrySet()) {
-      w.name(e.getKey()).value(e.getValue());
+      refused.addProperty(e.getKey(), e.getValue());
     }
-    w.endObject().endObject();
+    o.add("refused", refused);
+    return o;
   }
 
-  private static void topic(JsonWriter w, Topic t) {
-    w.beginObject().name("name").value(t.name()).name("partitions").beginArray();
+  private static JsonObject topic(Topic t) {
+    JsonObject o = new JsonObject();
+    o.addProperty("name", t.name());
+    JsonArray partitions = new JsonArray();
     for (Partition p : t.partitions()) {
-      w.beginObject()
-          .name("partition").value(p.index())
-          .name("start_offset").value(p.startOffset())
-          .name("end_offset").value(p.endOffset())
-          .name("size_bytes").value(p.sizeBytes())
-          .endObject();
+      JsonObject po = new JsonObject();
+      po.addProperty("partition", p.index());
+      po.addProperty("start_offset", p.startOffset());
+      po.addProperty("end_offset", p.endOffset());
+      po.addProperty("size_bytes", p.sizeBytes());
+      partitions.add(po);
     }
-    w.endArray().endObject();
+    o.add("partitions", partitions);
+    return o;
   }
 
-  private static void group(JsonWriter w, GroupView g) {
-    w.beginObject()
-        .name("name").value(g.name())
-        .name("mode").value(g.mode().name())
-        .name("type").value(g.type())
-        .name("state").value(g.state().name())
-        .name("members").value(g.members().size());
-    w.name("partitions").beginArray();
+  private static JsonObject group(GroupView g) {
+    JsonObject o = new JsonObject();
+    o.addProperty("name", g.name());
+    o.addProperty("mode", g.mode().name());
+    o.addProperty("type", g.type());
+    o.addProperty("state", g.state().name());
+    o.addProperty("members", g.members().size());
+    JsonArray partitions = new JsonArray();
     for (GroupView.PartitionView p : g.partitions()) {
-      w.beginObject()
-          .name("topic").value(p.tp().topic())
-          .name("partition").value(p.tp().partition())
-          .name("log_start_offset").value(p.logStart())
-          .name("end_offset").value(p.end());
+      JsonObject po = new JsonObject();
+      po.addProperty("topic", p.tp().topic());
+      po.addProperty("partition", p.tp().partition());
+      po.addProperty("log_start_offset", p.logStart());
+      po.addProperty("end_offset", p.end());
       if (g.mode() == GroupMode.OFFSET) {
-        w.name("committed_offset");
-        if (p.committed() < 0) {
-          w.nullValue().name("lag").nullValue(); // nothing committed: no lag to speak of
+        if (p.committed() < 0) { // nothing committed: no lag to speak of
+          po.add("committed_offset", JsonNull.INSTANCE);
+          po.add("lag", JsonNull.INSTANCE);
         } else {
-          w.value(p.committed()).name("lag").value(Math.max(0, p.end() - Math.max(p.committed(), p.logStart())));
+          po.addProperty("committed_offset", p.committed());
+          po.addProperty("lag", Math.max(0, p.end() - Math.max(p.committed(), p.logStart())));
         }
       } else {
-        w.name("unsettled").value(p.unsettled())
-            .name("redeliveries").value(p.redeliveries())
-            .name("dead_lettered").value(p.deadLettered());
+        po.addProperty("unsettled", p.unsettled());
+        po.addProperty("redeliveries", p.redeliveries());
+        po.addProperty("dead_lettered", p.deadLettered());
       }
-      w.endObject();
+      partitions.add(po);
     }
-    w.endArray().endObject();
+    o.add("partitions", partitions);
+    return o;
   }
 }

@@ -16,13 +16,15 @@ public final class BrokerSecurity {
   private final Optional<ServerTls> tls;
   private final Optional<AuthInterceptor> auth;
   private final Optional<KafkaAuthenticator> kafka;
+  private final HttpAuthenticator http;
   private final String summary;
 
   private BrokerSecurity(Optional<ServerTls> tls, Optional<AuthInterceptor> auth, Optional<KafkaAuthenticator> kafka,
-      String summary) {
+      HttpAuthenticator http, String summary) {
     this.tls = tls;
     this.auth = auth;
     this.kafka = kafka;
+    this.http = http;
     this.summary = summary;
   }
 
@@ -30,7 +32,7 @@ public final class BrokerSecurity {
     Optional<ServerTls> tls = ServerTls.of(config);
     String tlsText = ServerTls.describe(tls);
     if (!config.get(BrokerKeys.AUTH_ENABLED)) {
-      return new BrokerSecurity(tls, Optional.empty(), Optional.empty(), tlsText + "; auth off (anyone may do anything)");
+      return new BrokerSecurity(tls, Optional.empty(), Optional.empty(), HttpAuthenticator.OFF, tlsText + "; auth off (anyone may do anything)");
     }
     Tokens tokens = Tokens.load(config.get(BrokerKeys.AUTH_TOKENS_FILE), config.get(BrokerKeys.AUTH_TOKENS));
     List<AccessRule> rules = PermissionsFile.load(config.get(BrokerKeys.AUTH_PERMISSIONS_FILE));
@@ -46,7 +48,8 @@ public final class BrokerSecurity {
         + (tls.isEmpty() && !tokens.isEmpty() ? " (tokens travel in plaintext: use TLS beyond loopback)" : "");
     Principals principals = new Principals(rules); // one compiled set for both doors
     return new BrokerSecurity(tls, Optional.of(new AuthInterceptor(tokens, principals, certificates, anonymous)),
-        Optional.of(new KafkaAuthenticator(tokens, principals, certificates, anonymous)), summary);
+        Optional.of(new KafkaAuthenticator(tokens, principals, certificates, anonymous)),
+        new HttpAuthenticator(tokens, principals, certificates, anonymous), summary);
   }
 
   public Optional<ServerTls> tls() {
@@ -61,6 +64,11 @@ public final class BrokerSecurity {
   /** How the Kafka listener authenticates and authorizes (the same principals and rules), or empty when auth is off. */
   public Optional<KafkaAuthenticator> kafka() {
     return kafka;
+  }
+
+  /** How the HTTP relay authenticates (the same principals and rules); {@link HttpAuthenticator#OFF} with auth off. */
+  public HttpAuthenticator http() {
+    return http;
   }
 
   /**

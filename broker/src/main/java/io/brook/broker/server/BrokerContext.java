@@ -6,6 +6,7 @@ import io.brook.broker.config.BrokerConfig;
 import io.brook.broker.config.BrokerKeys;
 import io.brook.broker.config.CrossKeyRules;
 import io.brook.broker.config.TopicDefaults;
+import io.brook.broker.core.AckPollService;
 import io.brook.broker.core.AckService;
 import io.brook.broker.core.ShareGroupService;
 import io.brook.broker.core.ConsumerGroupService;
@@ -37,6 +38,7 @@ import io.brook.broker.topics.Retention;
 import io.brook.broker.topics.RetentionHold;
 import io.brook.broker.forward.Forwarder;
 import io.brook.broker.disk.DiskState;
+import io.brook.broker.disk.DiskStats;
 import io.brook.broker.topics.TopicConfig;
 import io.brook.broker.topics.TopicManager;
 import java.io.IOException;
@@ -71,6 +73,8 @@ final class BrokerContext {
   final Path dataDir;
   final InetSocketAddress grpcListen;
   final InetSocketAddress httpListen;
+  /** http.cors.origins: browser origins the REST relay answers (empty: none). */
+  final java.util.List<String> corsOrigins;
   /** Where the Kafka listener binds; empty when it is off (kafka.listen empty). */
   final Optional<InetSocketAddress> kafkaListen;
   /** kafka.listen was left at its default (localhost:9092), not set by the operator. */
@@ -113,6 +117,8 @@ final class BrokerContext {
   final ConsumerGroupService consumerGroups;
   final ShareGroupService shareGroups;
   final AckService ackService;
+  /** HTTP consumers of ack groups (D70). */
+  final AckPollService ackPolls;
   final ShareGroupAdmin shareAdmin;
   /** Store and forward to Kafka (D68); routes with no route configured do nothing. */
   final Forwarder forwarder;
@@ -150,6 +156,7 @@ final class BrokerContext {
     dataDir = config.get(BrokerKeys.DATA_DIR);
     grpcListen = config.get(BrokerKeys.GRPC_LISTEN);
     httpListen = config.get(BrokerKeys.HTTP_LISTEN);
+    corsOrigins = config.get(BrokerKeys.HTTP_CORS_ORIGINS);
     kafkaListen = config.get(BrokerKeys.KAFKA_LISTEN);
     kafkaListenDefault = "default".equals(config.source(BrokerKeys.KAFKA_LISTEN));
     kafkaAdvertised = config.get(BrokerKeys.KAFKA_ADVERTISED);
@@ -202,11 +209,22 @@ final class BrokerContext {
         config.get(BrokerKeys.GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS), config.get(BrokerKeys.GROUP_CONSUMER_SESSION_TIMEOUT_MS),
         config.get(BrokerKeys.GROUP_CONSUMER_MIGRATION_POLICY), config.get(BrokerKeys.GROUP_INITIAL_REBALANCE_DELAY_MS)));
     ackService = new AckService(groups);
+    ackPolls = new AckPollService(groups, readExecutor, timer, config.get(BrokerKeys.FETCH_MAX_WAIT_MS),
+        io.brook.broker.http.relay.AckRoutes.MAX_BYTES);
     shareGroups = new ShareGroupService(groups, fetch, readExecutor, timer, config.get(BrokerKeys.FETCH_MAX_WAIT_MS));
-    forwarder = new Forwarder(config.forwardRoutes(), fetch, topicAdmin, groupService, ClusterIdFile.load(dataDir));
-    // A route that waits keeps its records from retention only while producers can still write (D19, D68).
-    retention.hold(RetentionHold.whileSpace(() -> disk.state() == DiskState.OK,
-        p -> forwarder.keepFrom(p.topic().name(), p.index())));
+    forwarder = new Forwarder(config.forwardRoutes(), fetch, topicAdmin, groupService, ClusterIdFile.load(dataDir),
+        config.get(BrokerKeys.GROUP_OFFSETS_RETENTION_MS));
+    retention.hold(RetentionHold.whileSpace(this::retentionMayHold, p -> forwarder.keepFrom(p.topic().name(),
+        p.index())));
+  }
+
+  /**
+   * Whether a forward route that waits may keep records from retention (D68): only while free space is
+   * a quarter above the produce threshold, so retention frees space before producers are refused (D19).
+   */
+  private boolean retentionMayHold() {
+    DiskStats d = disk.stats();
+    return d.state() == DiskState.OK && d.freeBytes() >= d.produceThresholdBytes() + d.produceThresholdBytes() / 4;
   }
 
   /** The disk guard's writers: partitions appended to lately plus every group's journal (D19). */

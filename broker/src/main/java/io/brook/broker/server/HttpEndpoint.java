@@ -4,6 +4,13 @@ import io.brook.broker.http.HttpRoutes;
 import io.brook.broker.http.HttpServer;
 import io.brook.broker.http.HttpTls;
 import io.brook.broker.http.StatsSource;
+import io.brook.broker.http.relay.AckRoutes;
+import io.brook.broker.http.relay.Cors;
+import io.brook.broker.http.relay.OpenApi;
+import io.brook.broker.http.relay.RecordRoutes;
+import io.brook.broker.http.relay.Relay;
+import io.brook.broker.http.relay.RelayRouter;
+import com.google.gson.JsonElement;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,7 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP server on the context's components: /healthz, /readyz, /metrics and /stats, with the
+ * The HTTP server on the context's components: /healthz, /readyz, /metrics, /stats and the REST
+ * relay (/topics/..., /openapi.json), with the
  * broker's TLS and its callers' access. Started before recovery (probes see "recovering storage"
  * meanwhile) and closed last (they see "shutting down" until the very end).
  */
@@ -30,7 +38,17 @@ final class HttpEndpoint implements AutoCloseable {
     String version = Broker.class.getPackage().getImplementationVersion();
     routes = new HttpRoutes(notReadyReason, ctx.metrics, new StatsSource(version == null ? "dev" : version,
         ctx.startedAtMs, ctx.topics, ctx.groups, ctx.disk,
-        connections(ctx)), ctx.security::httpAllowed);
+        connections(ctx)), ctx.security::httpAllowed, relay(ctx, notReadyReason));
+  }
+
+  /** The REST relay: each feature registers its routes on the one router. */
+  private static Relay relay(BrokerContext ctx, Supplier<String> notReadyReason) {
+    RelayRouter router = new RelayRouter();
+    new RecordRoutes(ctx.produce, ctx.fetch, ctx.metrics.rpc()).register(router);
+    new AckRoutes(ctx.ackPolls).register(router);
+    JsonElement openApi = OpenApi.load();
+    return new Relay(router, ctx.security.http(), new Cors(ctx.corsOrigins), ctx.grpcExecutor, ctx.maxRequestBytes,
+        notReadyReason, () -> openApi);
   }
 
   /** Open connections per listener, for /stats (kafka counts 0 while it is off). */
@@ -43,7 +61,7 @@ final class HttpEndpoint implements AutoCloseable {
 
   synchronized void start() throws IOException {
     server = HttpServer.start(ctx.httpListen, HttpTls.context(ctx.security.tls()), routes, ctx.outbound);
-    log.info("HTTP on {}://{}:{} (/healthz /readyz /metrics /stats)", server.scheme(),
+    log.info("HTTP on {}://{}:{} (/healthz /readyz /metrics /stats, REST relay /topics /openapi.json)", server.scheme(),
         ctx.httpListen.getHostString(), server.port());
   }
 

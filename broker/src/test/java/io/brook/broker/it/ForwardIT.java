@@ -138,6 +138,27 @@ class ForwardIT {
     assertThat(source.currentStartLog()).contains("Forward route t: Kafka failed");
   }
 
+  @Test
+  void aRoundWhoseFirstSendFindsNoTargetStopsThereInsteadOfWritingWhatComesAfter() throws Exception {
+    startBoth("forward.m.source=idle", "forward.m.bootstrap.servers=TARGET", "forward.m.backoff.max.ms=500",
+        "forward.m.kafka.max.block.ms=1000", "forward.m.kafka.delivery.timeout.ms=3000",
+        "forward.m.kafka.request.timeout.ms=1000", "forward.m.kafka.metadata.max.idle.ms=5000",
+        "forward.m.kafka.metadata.max.age.ms=1000");
+    createTopic(source, "idle", 1);
+    produce(source, "idle", 10, 1);
+    readAll(target, "idle", 10);
+    Thread.sleep(7_000); // idle past metadata.max.idle.ms: the producer forgets the topic, each send must look it up
+
+    target.stop();
+    produce(source, "idle", 100, 1);
+    Thread.sleep(2_500); // sends wait 1 s each for metadata and fail while the target is down
+    target.restartOnSamePort();
+    List<ConsumerRecord<byte[], byte[]>> got = readAll(target, "idle", 110);
+
+    assertInOriginOrder(got);
+    awaitCursor(source, "__forward.m", "idle", 1, Map.of(0, 110L));
+  }
+
   /**
    * Within each origin partition (each goes to one target partition here), the first time each origin
    * offset shows up is in increasing order, with no gap.

@@ -100,6 +100,25 @@ class ForwardRetentionIT {
   }
 
   @Test
+  void aPausedRouteKeepsItsCursorAndItsPausePastTheGroupOffsetsRetentionAndARestart() throws Exception {
+    Map<String, String> shortRetention = Map.of("group.offsets.retention.ms", "3000");
+    start(false, shortRetention);
+    wire.admin.createTopic(CreateTopicRequest.newBuilder().setName("events").setPartitions(1).build());
+    RetentionIT.await("the route to find the topic", () -> !route().partitions().isEmpty());
+    assertThat(broker.forwarding().pause("r").state()).isEqualTo(ForwardRouteStatus.State.PAUSED);
+
+    for (int i = 0; i < 5; i++) { // 10 s of the broker's clock, over three times the offsets retention
+      clock.advance(2_000);
+      Thread.sleep(1_500); // the route commits its cursor again every second (a quarter of it, at least 1 s)
+    }
+    assertThat(broker.groups().find("__forward.r")).as("the cursor group").isNotNull();
+    stop();
+    start(false, shortRetention);
+    RetentionIT.await("the route to read its cursor", () -> !route().partitions().isEmpty());
+    assertThat(route().state()).isEqualTo(ForwardRouteStatus.State.PAUSED);
+  }
+
+  @Test
   void retentionWaitsForTheRouteWhileSpaceAllowsThenDeletesAndTheRouteCountsIt() throws Exception {
     start(true, Map.of());
     produceTenHours();

@@ -9,7 +9,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Where a Kafka share member's deliveries go: the ShareFetch it has waiting, if any. A member can
+ * Where a Kafka share member's deliveries go: the ShareFetch it has waiting, if any (an HTTP consumer's
+ * receive waits here too, D70). A member can
  * take records only while one waits (Kafka's consumers pull), as many bytes as it asked for; the
  * first dispatch that hands it records answers it, so one fetch gets one dispatch's records, which
  * the dispatch already cut to the fetch's limits. Deliveries that find no fetch (the fetch ended

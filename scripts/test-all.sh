@@ -12,6 +12,9 @@
 #                      limits, against a real broker (answer cap, attempts, dead letters) - needs 3
 #   3d. kafka-clients  scripts/kafka-clients-test.sh: kcat (every codec), Kafka 4.3.1's tools and the
 #                      quick list of franz-go's kgo tests against the broker's Kafka listener - needs 1, 3
+#   3e. forward-check scripts/forward-check.sh: a forward route from the real broker to Apache Kafka
+#                      4.3.1 (perf/kafka.sh) through two kill -9 of Brook and a 30 s Kafka outage, the
+#                      target topic verified against the source (D72) - needs 3 (the jars)
 #   4. readme-smoke    scripts/readme-smoke.sh, only if it exists and is
 #                      executable - needs 1 and 3 (skipped if either failed)
 #   4a. relay-curl-check scripts/relay-curl-check.sh: the README's REST relay curl examples run with
@@ -176,6 +179,9 @@ if [ "${RESULT[install-tools]}" != ok ]; then
 else
   after_maven kafka-clients scripts/kafka-clients-test.sh
 fi
+
+# 3e. Store-and-forward to a real Kafka 4.3.1 through crashes and an outage (about 3 minutes).
+after_maven forward-check scripts/forward-check.sh
 
 # 4. README smoke test (written separately; optional until it exists)
 if [ ! -x scripts/readme-smoke.sh ]; then

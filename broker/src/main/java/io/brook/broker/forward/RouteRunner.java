@@ -242,7 +242,14 @@ final class RouteRunner implements Runnable {
       state = State.STOPPED;
       log.error("Forward route {} stopped: {}", route.name(), ErrorKinds.describe(e), e);
     } finally {
-      drop(target, CLOSE_GRACE);
+      // Interrupted by Forwarder.close (a flush waiting for a Kafka that is down): the producer is closed
+      // at once and with the flag clear, else KafkaProducer.close logs its interrupted join at ERROR with a
+      // stack trace on every shutdown during an outage.
+      boolean interrupted = Thread.interrupted();
+      drop(target, interrupted ? Duration.ZERO : CLOSE_GRACE);
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

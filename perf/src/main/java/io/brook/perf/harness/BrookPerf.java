@@ -129,7 +129,8 @@ public final class BrookPerf implements Callable<Integer> {
 
   private boolean selected(Workload w) {
     if (only.isEmpty()) {
-      return !(Workloads.GROUPS_ON_REQUEST && Workloads.isGroup(w));
+      return !(Workloads.GROUPS_ON_REQUEST && Workloads.isGroup(w))
+          && !(Workloads.FORWARD_ON_REQUEST && w.kind() == Workload.Kind.FORWARD);
     }
     return only.stream().anyMatch(o -> w.name().equals(o) || w.name().startsWith(o));
   }

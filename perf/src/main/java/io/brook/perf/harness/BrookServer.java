@@ -31,6 +31,14 @@ final class BrookServer extends Server {
   private Process process;
   private int port;
   private volatile int kafkaPort;
+  /** A properties file the broker reads with --config (the forward routes live there), or null. */
+  private Path config;
+  /** The Kafka listener's port on every start, so that clients reconnect after a restart; 0: any. */
+  private int fixedKafkaPort;
+  /** Copies the running broker's output into its log. */
+  private Thread pump;
+  /** The exit status of the last stop(); -1 when it had to be killed or has not stopped yet. */
+  int lastExit = -1;
 
   BrookServer(String name, Path repo, Path dir, String heap, List<String> settings, boolean kafkaListener) {
     super(name, dir);
@@ -38,6 +46,18 @@ final class BrookServer extends Server {
     this.heap = heap;
     this.settings = settings;
     this.kafkaListener = kafkaListener;
+  }
+
+  /** The broker reads this properties file (--config) from its next start on. */
+  BrookServer config(Path file) {
+    this.config = file;
+    return this;
+  }
+
+  /** The Kafka listener keeps one free port across restarts (a producer's bootstrap stays valid). */
+  BrookServer fixedKafkaPort() throws IOException {
+    fixedKafkaPort = freePort();
+    return this;
   }
 
   @Override
@@ -72,7 +92,11 @@ final class BrookServer extends Server {
     List<String> cmd = new ArrayList<>(List.of(repo.resolve("bin/brook").toString(), "broker",
         "--data-dir", dir.resolve("data").toString(), "--grpc-listen", address(), "--http-listen", "127.0.0.1:0",
         // localhost:9092 (the default) may be taken: a port of the broker's choosing, or no listener
-        "--set", "kafka.listen=" + (kafkaListener ? "127.0.0.1:0" : "")));
+        "--set", "kafka.listen=" + (kafkaListener ? "127.0.0.1:" + fixedKafkaPort : "")));
+    if (config != null) {
+      cmd.add("--config");
+      cmd.add(config.toString());
+    }
     for (String s : settings) {
       cmd.add("--set");
       cmd.add(s);
@@ -86,7 +110,7 @@ final class BrookServer extends Server {
     long t0 = System.nanoTime();
     process = pb.start();
     CompletableFuture<Boolean> ready = new CompletableFuture<>();
-    Thread pump = new Thread(() -> pump(log, ready), name + "-log");
+    pump = new Thread(() -> pump(log, ready), name + "-log");
     pump.setDaemon(true);
     pump.start();
     Boolean ok;
@@ -127,13 +151,33 @@ final class BrookServer extends Server {
     if (process == null) {
       return;
     }
-    process.destroy(); // SIGTERM: the broker drains and exits 0
+    // SIGTERM through the handle: Process.destroy() would also close the output pipe at once, and the
+    // broker's shutdown lines (a stack trace among them) would never reach the log.
+    process.toHandle().destroy();
     try {
       if (!process.waitFor(30, TimeUnit.SECONDS)) {
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       }
+      lastExit = process.isAlive() ? -1 : process.exitValue();
+      if (pump != null) {
+        pump.join(5_000); // the last lines into the log before the next start appends to it
+      }
     } catch (InterruptedException e) {
       process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+    process = null;
+  }
+
+  /** SIGKILL (bin/brook execs the JVM: this is the broker itself), waited for; a crash, not a stop. */
+  void kill() {
+    if (process == null) {
+      return;
+    }
+    process.destroyForcibly();
+    try {
+      process.waitFor(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     process = null;

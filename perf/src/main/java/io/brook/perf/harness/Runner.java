@@ -45,6 +45,7 @@ final class Runner {
         case GROUP_CONSUME -> GroupRuns.consume(this, w, systems.client(system), run);
         case CONSUMER_PERF -> GroupRuns.consumerPerf(this, w, systems.client(system), run);
         case REBALANCE -> GroupRuns.rebalance(this, w, systems.client(system), run);
+        case FORWARD -> ForwardRuns.run(this, systems, w, system, run);
       }
     } catch (Exception e) {
       run.fail(e.getClass().getSimpleName() + ": " + e.getMessage());

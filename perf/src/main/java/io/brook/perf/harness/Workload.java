@@ -36,7 +36,9 @@ record Workload(String name, String title, Kind kind, List<String> systems, Stri
     /** Kafka's own consumer benchmark (org.apache.kafka.tools.ConsumerPerformance, subscribed), a process of its own. */
     CONSUMER_PERF(true),
     /** A Kafka consumer group of {@code consumers - 1} members gets one more: the time to rebalance, {@code seconds} rounds. */
-    REBALANCE(true);
+    REBALANCE(true),
+    /** A prefilled topic copied into Kafka: Brook's forward route, or a kafka-clients consumer -> producer loop. */
+    FORWARD(true);
 
     /** Whether a scaled-down pass warms the JIT first (process start is what the others measure). */
     final boolean warmable;

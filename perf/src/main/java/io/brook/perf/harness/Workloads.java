@@ -91,6 +91,7 @@ final class Workloads {
             new Metric("create_s", "create s", "lower")), timeout));
     w.addAll(kafkaProtocol(smoke, s, timeout));
     w.addAll(kafkaGroups(smoke, s, timeout));
+    w.add(forward(smoke, s, timeout));
     return w;
   }
 
@@ -101,6 +102,29 @@ final class Workloads {
    * before. The one switch to turn them into the default run.
    */
   static final boolean GROUPS_ON_REQUEST = true;
+
+  /**
+   * Issue 28: Brook's forward route against a kafka-clients consumer -> producer loop, both copying the
+   * same prefilled records (about 100 B values, a key, three headers) into a topic of the shared Kafka 4.3.1
+   * (ForwardRuns). Sized for runs of several seconds at the rates of a 2-core VM.
+   */
+  static Workload forward(boolean smoke, ClientSettings s, int timeout) {
+    return new Workload("forward-100B", "Forward a prefilled topic into Kafka: Brook's route (brook-forward) vs a "
+        + "kafka-clients consumer -> producer loop Kafka -> Kafka (acks=all, idempotent)", Kind.FORWARD,
+        List.of("brook-forward", "kafka-loop"), "kafka-loop", 100, smoke ? 5_000 : 1_000_000, 4, 1, 1, 0, 0, 0, s,
+        List.of(new Goal("records_per_s", 1.0, "forwarding >= 1x a consumer -> producer loop")),
+        List.of(RECORDS_PER_S, new Metric("cpu_us_per_record", "CPU µs/record, all processes", "lower"),
+            new Metric("forwarder_cpu_us_per_record", "Brook or loop CPU µs/record", "lower"),
+            new Metric("kafka_cpu_us_per_record", "Kafka CPU µs/record", "lower"), MB_PER_S,
+            new Metric("drain_s", "drain s", "lower"),
+            new Metric("broker_cpu_s", "brokers' CPU s (Brook + Kafka | Kafka)", "lower")), timeout);
+  }
+
+  /**
+   * Whether the forward workload runs only when --workloads names it (true while Brook had no forwarder:
+   * the default run, harness-smoke in make test, would have failed on brook-forward).
+   */
+  static final boolean FORWARD_ON_REQUEST = false;
 
   /** A consumer-group workload (issue 26). */
   static boolean isGroup(Workload w) {

@@ -36,7 +36,7 @@ fi
 if BROOK_PERF_SKIP_BUILD=1 BROOK_PERF_WORK="$work" bin/brook-perf --smoke --out "$out/run" >"$out/perf.log" 2>&1; then
   ok "bin/brook-perf --smoke: every run passed its checks ($(grep -c '^brook-perf: \[' "$out/perf.log") runs)"
 else
-  fail "bin/brook-perf --smoke exited non-zero:"; grep -E '^brook-perf:|Exception|FAILED' "$out/perf.log" | head -40
+  fail "bin/brook-perf --smoke exited non-zero:"; grep -E '^brook-perf:|^report:|Exception|FAILED' "$out/perf.log" | tail -40
 fi
 
 if [[ -f "$out/run/results.json" ]] && python3 perf/report.py "$out/run/results.json" --check; then

@@ -70,6 +70,13 @@ public final class ForwardLoop {
             consumer.seek(tp, o.offset());
           }
         }
+        // Commit where it starts before it says ready: the group's coordinator (and __consumer_offsets on a
+        // fresh Kafka) is then up, so a first commit cannot time out mid-measure and make it resend a poll.
+        Map<TopicPartition, OffsetAndMetadata> start = new HashMap<>();
+        for (TopicPartition tp : parts) {
+          start.put(tp, new OffsetAndMetadata(consumer.position(tp, Duration.ofSeconds(10))));
+        }
+        consumer.commitSync(start, Duration.ofSeconds(30));
         byte[] clusterBytes = cluster.getBytes(StandardCharsets.UTF_8);
         System.out.println("forward-loop: ready, " + parts.size() + " partitions of " + topic);
         System.out.flush();

@@ -91,6 +91,11 @@ final class ForwardRuns {
         Thread.sleep(20);
       }
       measure(w, kafka, target, p.pid(), run);
+      if (!run.ok) { // what the loop said (a failure it retried) is the reason to look at
+        List<String> lines = Files.readAllLines(log);
+        run.fail("the loop's last lines: " + String.join(" | ", lines.subList(Math.max(0, lines.size() - 5),
+            lines.size())));
+      }
     } finally {
       p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }

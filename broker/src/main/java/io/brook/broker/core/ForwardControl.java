@@ -50,6 +50,6 @@ public interface ForwardControl {
   default ForwardRouteStatus route(String route) {
     List<ForwardRouteStatus> all = routes();
     return all.stream().filter(r -> r.name().equals(route)).findFirst()
-        .orElseThrow(() -> ForwardRouteStatus.unknown(route, all));
+        .orElseThrow(() -> ForwardRouteStatus.unknown(route, all.stream().map(ForwardRouteStatus::name).toList()));
   }
 }

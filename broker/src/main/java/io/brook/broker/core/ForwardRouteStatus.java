@@ -2,6 +2,7 @@ package io.brook.broker.core;
 
 import io.brook.broker.errors.BrokerError;
 import io.brook.broker.errors.BrokerException;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
@@ -42,9 +43,9 @@ public record ForwardRouteStatus(String name, String source, String target, Stri
     partitions = List.copyOf(partitions);
   }
 
-  static BrokerException unknown(String route, List<ForwardRouteStatus> known) {
+  /** INVALID_REQUEST for a name that is no route, naming the routes there are. */
+  public static BrokerException unknown(String route, Collection<String> known) {
     return new BrokerException(BrokerError.INVALID_REQUEST, "no forward route '" + route + "'"
-        + (known.isEmpty() ? " (no routes are configured)"
-            : " (routes: " + String.join(", ", known.stream().map(ForwardRouteStatus::name).toList()) + ")"));
+        + (known.isEmpty() ? " (no routes are configured)" : " (routes: " + String.join(", ", known) + ")"));
   }
 }

@@ -152,9 +152,7 @@ public final class Forwarder implements ForwardControl, AutoCloseable {
   private RouteRunner runner(String route) {
     RouteRunner r = runners.get(route);
     if (r == null) {
-      throw new BrokerException(BrokerError.INVALID_REQUEST, "no forward route '" + route + "'"
-          + (runners.isEmpty() ? " (no routes are configured)" : " (routes: " + String.join(", ", runners.keySet())
-          + ")"));
+      throw ForwardRouteStatus.unknown(route, runners.keySet());
     }
     return r;
   }

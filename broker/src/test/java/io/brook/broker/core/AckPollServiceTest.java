@@ -234,35 +234,11 @@ class AckPollServiceTest {
 
   @Test
   void aStreamMemberAndAnHttpConsumerShareThePoolButNotANameNorTheirLeases() throws Exception {
-    List<Delivery> streamed = new ArrayList<>();
+    GroupsCoreTest.Stream streamed = new GroupsCoreTest.Stream();
     AckReceiver stream = new AckService(manager).open(new ReceiveStart("g", List.of("t"), "grpc-1", 4, 0, "test",
         null));
-    stream.connect(new ReceiveStream() {
-      @Override
-      public long sendableBytes() {
-        return Long.MAX_VALUE;
-      }
-
-      @Override
-      public boolean open() {
-        return true;
-      }
-
-      @Override
-      public void deliver(List<Delivery> deliveries) {
-        streamed.addAll(deliveries);
-      }
-
-      @Override
-      public void unused() {}
-
-      @Override
-      public void replaced(BrokerException why) {}
-
-      @Override
-      public void shutDown(String why) {}
-    }, id -> { });
-    assertThat(offsets(streamed)).containsExactly(0L, 1L, 2L, 3L);
+    stream.connect(streamed, id -> { });
+    assertThat(offsets(streamed.delivered)).containsExactly(0L, 1L, 2L, 3L);
     assertThat(offsets(receive("c1", 10))).containsExactly(4L, 5L, 6L, 7L, 8L, 9L); // the rest of the pool
     assertError(() -> start("grpc-1", "t", 1, 0), BrokerError.INVALID_REQUEST);
     assertThatThrownBy(() -> new AckService(manager).open(new ReceiveStart("g", List.of("t"), "c1", 0, 0, "test",

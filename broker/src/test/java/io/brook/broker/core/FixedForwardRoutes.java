@@ -51,6 +51,6 @@ public final class FixedForwardRoutes implements ForwardControl {
         return changed;
       }
     }
-    throw ForwardRouteStatus.unknown(route, routes);
+    throw ForwardRouteStatus.unknown(route, routes.stream().map(ForwardRouteStatus::name).toList());
   }
 }

@@ -114,8 +114,8 @@ class GroupsCoreTest {
     return new JoinRequest("", "c", "test", topics, sessionMs, 0, null);
   }
 
-  /** A stream that takes everything at once. */
-  private static final class Stream implements ReceiveStream {
+  /** A stream that takes everything at once (AckPollServiceTest's gRPC member too). */
+  static final class Stream implements ReceiveStream {
     final List<Delivery> delivered = new ArrayList<>();
 
     @Override

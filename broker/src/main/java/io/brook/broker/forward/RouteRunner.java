@@ -96,8 +96,7 @@ final class RouteRunner implements Runnable {
     if (cursor.paused()) {
       return inRound ? State.RUNNING : State.PAUSED;
     }
-    State s = state;
-    return s == State.PAUSED ? State.RUNNING : s;
+    return state;
   }
 
   Map<TopicPartition, Long> positions() {
@@ -182,8 +181,7 @@ final class RouteRunner implements Runnable {
           brookFailed(e, backoff);
           continue;
         }
-        if (cursor.paused()) {
-          state = State.PAUSED;
+        if (cursor.paused()) { // state() says PAUSED from the mark
           target = drop(target, CLOSE_GRACE);
           current = null;
           wake.tryAcquire(IDLE_WAIT_MS, TimeUnit.MILLISECONDS);
